@@ -1,0 +1,45 @@
+import {
+	NodeConnectionTypes,
+	type IExecuteFunctions,
+	type INodeExecutionData,
+	type INodeType,
+	type INodeTypeDescription,
+} from 'n8n-workflow';
+
+import * as account from './actions/account/Account.resource';
+import { router } from './actions/router';
+
+export class TranscriptionService implements INodeType {
+	description: INodeTypeDescription = {
+		displayName: 'Transcription Service',
+		name: 'transcriptionService',
+		icon: {
+			light: 'file:../../icons/transcriptionService.svg',
+			dark: 'file:../../icons/transcriptionService.dark.svg',
+		},
+		group: ['transform'],
+		version: 1,
+		subtitle: '={{ $parameter["operation"] + ": " + $parameter["resource"] }}',
+		description: 'Transcribe audio and video: upload media, create jobs, wait, and download SRT, TXT, PDF or DOCX',
+		defaults: { name: 'Transcription Service' },
+		usableAsTool: true,
+		inputs: [NodeConnectionTypes.Main],
+		outputs: [NodeConnectionTypes.Main],
+		credentials: [{ name: 'transcriptionServiceApi', required: true }],
+		properties: [
+			{
+				displayName: 'Resource',
+				name: 'resource',
+				type: 'options',
+				noDataExpression: true,
+				options: [{ name: 'Account', value: 'account' }],
+				default: 'account',
+			},
+			...account.description,
+		],
+	};
+
+	async execute(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
+		return await router.call(this);
+	}
+}

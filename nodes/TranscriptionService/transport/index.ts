@@ -1,0 +1,326 @@
+// The one place that talks HTTP to the service: it builds URLs from the credential, applies the retry policy and
+// the rate-limit pacer of src/client, and turns the error envelope into NodeApiError.
+import type {
+	IDataObject,
+	IExecuteFunctions,
+	IHookFunctions,
+	IHttpRequestOptions,
+	IN8nHttpFullResponse,
+	IWebhookFunctions,
+	JsonObject,
+} from 'n8n-workflow';
+import { NodeApiError, sleepWithAbort } from 'n8n-workflow';
+
+import {
+	buildPath,
+	DEFAULT_PATH_PREFIX,
+	isErrorEnvelope,
+	joinPrefix,
+	OPERATIONS,
+	resolveLink,
+	type OperationId,
+	type PublicAPIErrorEnvelope,
+} from '../../../src/api';
+import {
+	decideRetry,
+	DEFAULT_RETRY_POLICY,
+	RateLimitPacer,
+	type AttemptOutcome,
+	type RetryPolicy,
+} from '../../../src/client';
+
+export const CREDENTIAL_TYPE = 'transcriptionServiceApi';
+
+/** The n8n contexts that call the API: the action node, the trigger's webhook and its activation hooks. */
+export type RequestContext = IExecuteFunctions | IWebhookFunctions | IHookFunctions;
+
+export type BinaryStream = Awaited<ReturnType<IExecuteFunctions['helpers']['getBinaryStream']>>;
+
+export interface ApiRequest {
+	operation: OperationId;
+	pathParams?: Record<string, string>;
+	query?: IDataObject;
+	/** JSON body. */
+	body?: IDataObject;
+	/** Raw body, created anew for every attempt so a retried upload never reuses a consumed stream. */
+	rawBody?: () => Promise<Buffer | BinaryStream>;
+	contentLength?: number;
+	headers?: Record<string, string>;
+	idempotencyKey?: string;
+	/** Statuses other than 2xx that the caller handles itself (e.g. 304). */
+	acceptStatuses?: number[];
+	/** Per-attempt socket timeout in milliseconds. */
+	timeoutMs?: number;
+	itemIndex?: number;
+}
+
+export interface ApiResponse<T = unknown> {
+	status: number;
+	headers: Record<string, string>;
+	/** Parsed JSON for JSON answers, the raw bytes otherwise (artifacts), undefined for empty bodies. */
+	body: T;
+	rawBody: Buffer;
+	attempts: number;
+}
+
+/** The API's error, as n8n users see it in a failed item. */
+export interface ApiErrorFields {
+	code: string;
+	message: string;
+	request_id: string | null;
+	resolution_url: string | null;
+	http_status: number | null;
+	details?: IDataObject;
+}
+
+interface ServiceSettings {
+	baseUrl: string;
+	pathPrefix: string;
+}
+
+export class TranscriptionServiceClient {
+	readonly pacer: RateLimitPacer;
+	private settings: ServiceSettings | undefined;
+
+	constructor(
+		private readonly context: RequestContext,
+		private readonly policy: RetryPolicy = DEFAULT_RETRY_POLICY,
+		pacer?: RateLimitPacer,
+	) {
+		this.pacer = pacer ?? new RateLimitPacer();
+	}
+
+	async serviceSettings(): Promise<ServiceSettings> {
+		if (!this.settings) {
+			const credentials = await this.context.getCredentials(CREDENTIAL_TYPE);
+			const baseUrl = String(credentials.baseUrl ?? '').trim().replace(/\/+$/, '');
+			if (!/^https?:\/\//i.test(baseUrl)) {
+				throw new NodeApiError(this.context.getNode(), {} as JsonObject, {
+					message: 'The credential\'s Base URL must start with http:// or https://',
+					description: `Got "${baseUrl}". For the local sandbox use http://127.0.0.1:4010.`,
+				});
+			}
+			const prefix = credentials.pathPrefix === undefined ? DEFAULT_PATH_PREFIX : String(credentials.pathPrefix);
+			this.settings = { baseUrl, pathPrefix: prefix };
+		}
+		return this.settings;
+	}
+
+	/** Absolute URL of an API link (relative path from a response, or an absolute URL from a webhook body). */
+	async resolve(link: string): Promise<string> {
+		return resolveLink((await this.serviceSettings()).baseUrl, link);
+	}
+
+	async request<T = unknown>(request: ApiRequest): Promise<ApiResponse<T>> {
+		const { baseUrl, pathPrefix } = await this.serviceSettings();
+		const definition = OPERATIONS[request.operation];
+		const url = `${baseUrl}${joinPrefix(pathPrefix, buildPath(request.operation, request.pathParams))}`;
+		const signal = 'getExecutionCancelSignal' in this.context ? this.context.getExecutionCancelSignal() : undefined;
+
+		for (let attempt = 1; ; attempt++) {
+			await this.waitForPacer(definition.bucket, signal);
+			let outcome: AttemptOutcome;
+			let response: IN8nHttpFullResponse | undefined;
+			try {
+				response = await this.send(url, definition.method, request, signal);
+				const headers = lowerCaseHeaders(response.headers);
+				this.pacer.observe(definition.bucket, headers, Date.now());
+				outcome = { kind: 'response', status: response.statusCode, headers };
+			} catch (error) {
+				this.pacer.observe(definition.bucket, undefined, Date.now());
+				if (signal?.aborted) throw new NodeApiError(this.context.getNode(), error as JsonObject);
+				outcome = { kind: 'network_error', error: networkErrorOf(error) };
+			}
+
+			const ok =
+				response !== undefined &&
+				((response.statusCode >= 200 && response.statusCode < 300) ||
+					(request.acceptStatuses ?? []).includes(response.statusCode));
+			if (ok && response) return toApiResponse<T>(response, attempt);
+
+			const decision = decideRetry(outcome, attempt, this.policy, Date.now());
+			if (decision.retry) {
+				await sleepWithAbort(decision.delayMs, signal);
+				continue;
+			}
+			if (response) {
+				throw apiError(this.context, toApiResponse(response, attempt), request.itemIndex, decision.reason);
+			}
+			throw unreachableError(this.context, url, outcome, attempt, request.itemIndex);
+		}
+	}
+
+	private async waitForPacer(bucket: (typeof OPERATIONS)[OperationId]['bucket'], signal?: AbortSignal) {
+		for (;;) {
+			const delay = this.pacer.reserve(bucket, Date.now());
+			if (delay <= 0) return;
+			await sleepWithAbort(delay, signal);
+		}
+	}
+
+	private async send(
+		url: string,
+		method: IHttpRequestOptions['method'],
+		request: ApiRequest,
+		signal: AbortSignal | undefined,
+	): Promise<IN8nHttpFullResponse> {
+		const headers: IDataObject = { Accept: 'application/json', ...request.headers };
+		const options: IHttpRequestOptions = {
+			url,
+			method,
+			qs: request.query,
+			headers,
+			encoding: 'arraybuffer',
+			returnFullResponse: true,
+			// Statuses are mapped here; without this n8n re-sends after a 401 and a consumed stream body then hangs.
+			ignoreHttpStatusErrors: true,
+			disableFollowRedirect: true,
+			timeout: request.timeoutMs ?? 60_000,
+			abortSignal: signal,
+		};
+		if (request.idempotencyKey !== undefined) headers['Idempotency-Key'] = request.idempotencyKey;
+		if (request.body !== undefined) {
+			headers['Content-Type'] = 'application/json';
+			options.body = JSON.stringify(request.body);
+		} else if (request.rawBody) {
+			headers['Content-Type'] = 'application/octet-stream';
+			if (request.contentLength !== undefined) headers['Content-Length'] = String(request.contentLength);
+			// n8n passes a stream through to axios, which pipes it; the declared type only lacks the stream variant.
+			options.body = (await request.rawBody()) as IHttpRequestOptions['body'];
+		}
+		return (await this.context.helpers.httpRequestWithAuthentication.call(
+			this.context,
+			CREDENTIAL_TYPE,
+			options,
+		)) as IN8nHttpFullResponse;
+	}
+}
+
+function lowerCaseHeaders(raw: IDataObject | undefined): Record<string, string> {
+	const headers: Record<string, string> = {};
+	for (const [name, value] of Object.entries(raw ?? {})) {
+		if (value !== undefined && value !== null) headers[name.toLowerCase()] = String(value);
+	}
+	return headers;
+}
+
+function toApiResponse<T>(response: IN8nHttpFullResponse, attempts: number): ApiResponse<T> {
+	const headers = lowerCaseHeaders(response.headers);
+	const rawBody = toBuffer(response.body);
+	const isJson = /\bjson\b/i.test(headers['content-type'] ?? '');
+	let body: unknown = rawBody.length === 0 ? undefined : rawBody;
+	if (isJson && rawBody.length > 0) {
+		try {
+			body = JSON.parse(rawBody.toString('utf8'));
+		} catch {
+			body = rawBody.toString('utf8');
+		}
+	}
+	return { status: response.statusCode, headers, body: body as T, rawBody, attempts };
+}
+
+function toBuffer(body: unknown): Buffer {
+	if (body === undefined || body === null || body === '') return Buffer.alloc(0);
+	if (Buffer.isBuffer(body)) return body;
+	if (body instanceof ArrayBuffer) return Buffer.from(body);
+	if (ArrayBuffer.isView(body)) return Buffer.from(body.buffer, body.byteOffset, body.byteLength);
+	if (typeof body === 'string') return Buffer.from(body, 'utf8');
+	return Buffer.from(JSON.stringify(body), 'utf8');
+}
+
+/** n8n wraps network failures in NodeApiError, keeping the socket error's code as `httpCode`. */
+function networkErrorOf(error: unknown): { code?: string; message: string } {
+	const candidate = (error ?? {}) as { code?: unknown; httpCode?: unknown; message?: unknown; messages?: unknown };
+	const code = [candidate.code, candidate.httpCode].find(
+		(value): value is string => typeof value === 'string' && /^[A-Z_]+$/.test(value),
+	);
+	const messages = Array.isArray(candidate.messages) ? candidate.messages.map(String) : [];
+	const message = [String(candidate.message ?? 'network error'), ...messages].join('; ');
+	return { code, message };
+}
+
+export function apiErrorFromEnvelope(envelope: PublicAPIErrorEnvelope, status: number): ApiErrorFields {
+	const { code, message, request_id, details } = envelope.error;
+	const resolution = details?.resolution_url;
+	return {
+		code,
+		message,
+		request_id: request_id ?? null,
+		resolution_url: typeof resolution === 'string' ? resolution : null,
+		http_status: status,
+		details: details as IDataObject,
+	};
+}
+
+function apiError(
+	context: RequestContext,
+	response: ApiResponse,
+	itemIndex: number | undefined,
+	retryNote: string,
+): NodeApiError {
+	const fields: ApiErrorFields = isErrorEnvelope(response.body)
+		? apiErrorFromEnvelope(response.body, response.status)
+		: {
+				code: `http_${response.status}`,
+				message: `The service answered HTTP ${response.status} without an error envelope`,
+				request_id: response.headers['x-request-id'] ?? null,
+				resolution_url: null,
+				http_status: response.status,
+			};
+	const attemptsNote = response.attempts > 1 ? ` (${response.attempts} attempts; ${retryNote})` : '';
+	return buildNodeApiError(context, fields, itemIndex, attemptsNote);
+}
+
+export function buildNodeApiError(
+	context: Pick<RequestContext, 'getNode'>,
+	fields: ApiErrorFields,
+	itemIndex?: number,
+	note = '',
+): NodeApiError {
+	const description = [
+		`Error code: ${fields.code}`,
+		fields.request_id ? `Request ID: ${fields.request_id}` : undefined,
+		fields.resolution_url ? `How to fix: ${fields.resolution_url}` : undefined,
+	]
+		.filter(Boolean)
+		.join(' · ');
+	const error = new NodeApiError(context.getNode(), { error: { ...fields } } as unknown as JsonObject, {
+		message: `${fields.message}${note}`,
+		description,
+		httpCode: fields.http_status === null ? undefined : String(fields.http_status),
+		itemIndex,
+	});
+	error.context.apiError = fields as unknown as IDataObject;
+	return error;
+}
+
+function unreachableError(
+	context: RequestContext,
+	url: string,
+	outcome: AttemptOutcome,
+	attempts: number,
+	itemIndex: number | undefined,
+): NodeApiError {
+	const detail = outcome.kind === 'network_error' ? (outcome.error as { message: string }).message : '';
+	return buildNodeApiError(
+		context,
+		{
+			code: 'network_error',
+			message: `Could not reach the Transcription Service at ${new URL(url).origin} after ${attempts} attempt${
+				attempts === 1 ? '' : 's'
+			}`,
+			request_id: null,
+			resolution_url: null,
+			http_status: null,
+			details: { cause: detail },
+		},
+		itemIndex,
+	);
+}
+
+/** The API error carried by an error this transport threw, for "Continue On Fail" items. */
+export function apiErrorFieldsOf(error: unknown): ApiErrorFields | undefined {
+	const context = (error as { context?: IDataObject } | undefined)?.context;
+	const fields = context?.apiError as ApiErrorFields | undefined;
+	return fields && typeof fields.code === 'string' ? fields : undefined;
+}

@@ -1,0 +1,5 @@
+export * from './errors';
+export * from './operations';
+export * from './status';
+export * from './types';
+export * from './keys';

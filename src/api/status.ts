@@ -1,0 +1,22 @@
+// Spec 2.3/3 name these statuses but say the list is not complete: unknown values are tolerated
+// and count as "still running" (design.md, "Where the spec is silent").
+
+export const TRANSCRIPTION_STATUSES = [
+	'queued',
+	'pending',
+	'processing',
+	'completed',
+	'failed',
+	'cancelled',
+] as const;
+export type KnownTranscriptionStatus = (typeof TRANSCRIPTION_STATUSES)[number];
+
+export const TERMINAL_STATUSES: ReadonlySet<string> = new Set(['completed', 'failed', 'cancelled']);
+
+export function isTerminalStatus(status: string): boolean {
+	return TERMINAL_STATUSES.has(status.toLowerCase());
+}
+
+export function isKnownStatus(status: string): status is KnownTranscriptionStatus {
+	return (TRANSCRIPTION_STATUSES as readonly string[]).includes(status);
+}

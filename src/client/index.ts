@@ -1,0 +1,3 @@
+export * from './idempotency';
+export * from './pacer';
+export * from './retry';

@@ -1,0 +1,158 @@
+// Spec section 7, "Retry policy for clients", as pure functions: the caller performs the request and
+// sleeps; these only decide whether and how long.
+
+export interface RetryPolicy {
+	/** Attempts in total, the first one included. */
+	maxAttempts: number;
+	baseDelayMs: number;
+	maxDelayMs: number;
+	/** A 429 asking us to wait longer than this is reported instead of waited out. */
+	maxRateLimitWaitMs: number;
+	/** Upper bound of the random delay added to a rate-limit wait ("with a small random delay"). */
+	rateLimitJitterMs: number;
+}
+
+export const DEFAULT_RETRY_POLICY: RetryPolicy = {
+	maxAttempts: 5,
+	baseDelayMs: 500,
+	maxDelayMs: 20_000,
+	maxRateLimitWaitMs: 120_000,
+	rateLimitJitterMs: 250,
+};
+
+/** Temporary server-side failures; 401, 403, 422 and the other 4xx need a changed request instead. */
+export const RETRYABLE_STATUSES: ReadonlySet<number> = new Set([408, 429, 500, 502, 503, 504]);
+
+const RETRYABLE_NETWORK_CODES: ReadonlySet<string> = new Set([
+	'ECONNRESET',
+	'ECONNREFUSED',
+	'ECONNABORTED',
+	'ETIMEDOUT',
+	'ESOCKETTIMEDOUT',
+	'EPIPE',
+	'EAI_AGAIN',
+	'EHOSTUNREACH',
+	'ENETUNREACH',
+	'ENETDOWN',
+	'UND_ERR_SOCKET',
+	'UND_ERR_CONNECT_TIMEOUT',
+	'UND_ERR_HEADERS_TIMEOUT',
+	'UND_ERR_BODY_TIMEOUT',
+	'ERR_STREAM_PREMATURE_CLOSE',
+]);
+
+const RETRYABLE_NETWORK_MESSAGES = [/socket hang up/i, /network error/i, /timeout/i, /other side closed/i];
+
+export interface NetworkErrorLike {
+	code?: unknown;
+	message?: unknown;
+	cause?: unknown;
+}
+
+/** Network failures that may succeed on a second try (as opposed to, say, a bad URL or a TLS mismatch). */
+export function isRetryableNetworkError(error: unknown, depth = 0): boolean {
+	if (typeof error !== 'object' || error === null || depth > 3) return false;
+	const { code, message, cause } = error as NetworkErrorLike;
+	if (typeof code === 'string' && RETRYABLE_NETWORK_CODES.has(code)) return true;
+	if (typeof message === 'string' && RETRYABLE_NETWORK_MESSAGES.some((pattern) => pattern.test(message))) {
+		return true;
+	}
+	return isRetryableNetworkError(cause, depth + 1);
+}
+
+export type HeaderBag = Record<string, string | string[] | number | undefined>;
+
+/** Case-insensitive single header value. */
+export function headerValue(headers: HeaderBag | undefined, name: string): string | undefined {
+	if (!headers) return undefined;
+	const wanted = name.toLowerCase();
+	for (const [key, value] of Object.entries(headers)) {
+		if (key.toLowerCase() !== wanted || value === undefined) continue;
+		return Array.isArray(value) ? value[0] : String(value);
+	}
+	return undefined;
+}
+
+/** Retry-After: whole seconds or an HTTP date (RFC 9110 10.2.3). Returns milliseconds from now. */
+export function parseRetryAfter(value: string | undefined, nowMs: number): number | undefined {
+	if (value === undefined) return undefined;
+	const trimmed = value.trim();
+	if (/^\d+$/.test(trimmed)) return Number(trimmed) * 1000;
+	const date = Date.parse(trimmed);
+	if (Number.isNaN(date)) return undefined;
+	return Math.max(0, date - nowMs);
+}
+
+/** X-RateLimit-Reset: Unix seconds (UTC) when the window resets. Returns milliseconds from now. */
+export function parseRateLimitReset(value: string | undefined, nowMs: number): number | undefined {
+	if (value === undefined || !/^\d+$/.test(value.trim())) return undefined;
+	return Math.max(0, Number(value.trim()) * 1000 - nowMs);
+}
+
+/** Bounded exponential backoff with "equal jitter": half fixed, half random, never above maxDelayMs. */
+export function backoffDelay(attempt: number, policy: RetryPolicy, random: () => number): number {
+	const exponential = policy.baseDelayMs * 2 ** Math.max(0, attempt - 1);
+	const capped = Math.min(policy.maxDelayMs, exponential);
+	return Math.round(capped / 2 + random() * (capped / 2));
+}
+
+/** How long a 429 asks us to wait: Retry-After first, else X-RateLimit-Reset, plus a small random delay. */
+export function rateLimitDelay(
+	headers: HeaderBag | undefined,
+	nowMs: number,
+	policy: RetryPolicy,
+	random: () => number,
+): number | undefined {
+	const wait =
+		parseRetryAfter(headerValue(headers, 'retry-after'), nowMs) ??
+		parseRateLimitReset(headerValue(headers, 'x-ratelimit-reset'), nowMs);
+	if (wait === undefined) return undefined;
+	return wait + Math.round(random() * policy.rateLimitJitterMs);
+}
+
+export type AttemptOutcome =
+	| { kind: 'response'; status: number; headers?: HeaderBag }
+	| { kind: 'network_error'; error: unknown };
+
+export type RetryDecision =
+	| { retry: true; delayMs: number; reason: string }
+	| { retry: false; reason: string };
+
+/**
+ * Whether to try again after `attempt` (1-based) ended with `outcome`, and after how long.
+ * A success, or a status a retry cannot fix, ends the loop.
+ */
+export function decideRetry(
+	outcome: AttemptOutcome,
+	attempt: number,
+	policy: RetryPolicy = DEFAULT_RETRY_POLICY,
+	nowMs: number = Date.now(),
+	random: () => number = Math.random,
+): RetryDecision {
+	if (outcome.kind === 'response' && !RETRYABLE_STATUSES.has(outcome.status)) {
+		return { retry: false, reason: `status ${outcome.status} is not retryable` };
+	}
+	if (outcome.kind === 'network_error' && !isRetryableNetworkError(outcome.error)) {
+		return { retry: false, reason: 'network error is not retryable' };
+	}
+	if (attempt >= policy.maxAttempts) {
+		return { retry: false, reason: `gave up after ${attempt} attempts` };
+	}
+	if (outcome.kind === 'response' && outcome.status === 429) {
+		const wait = rateLimitDelay(outcome.headers, nowMs, policy, random);
+		if (wait !== undefined) {
+			if (wait > policy.maxRateLimitWaitMs) {
+				return {
+					retry: false,
+					reason: `rate limit resets in ${Math.ceil(wait / 1000)} s, longer than the ${Math.round(
+						policy.maxRateLimitWaitMs / 1000,
+					)} s this node waits`,
+				};
+			}
+			return { retry: true, delayMs: wait, reason: 'rate limited (429)' };
+		}
+	}
+	const reason =
+		outcome.kind === 'response' ? `temporary failure (HTTP ${outcome.status})` : 'network error';
+	return { retry: true, delayMs: backoffDelay(attempt, policy, random), reason };
+}

@@ -1,0 +1,225 @@
+import {
+	backoffDelay,
+	decideRetry,
+	DEFAULT_RETRY_POLICY,
+	generateIdempotencyKey,
+	headerValue,
+	idempotencyKeyProblem,
+	isRetryableNetworkError,
+	parseRateLimitReset,
+	parseRetryAfter,
+	RateLimitPacer,
+	RETRYABLE_STATUSES,
+	type RetryPolicy,
+} from '../../src/client';
+
+const NOW = Date.UTC(2026, 10, 22, 12, 0, 0);
+const policy: RetryPolicy = { ...DEFAULT_RETRY_POLICY };
+const midRandom = () => 0.5;
+
+describe('retry policy (spec section 7)', () => {
+	describe('which outcomes are retried', () => {
+		it.each([401, 403, 404, 409, 410, 422, 400])('never retries HTTP %i without a changed request', (status) => {
+			expect(decideRetry({ kind: 'response', status }, 1, policy, NOW, midRandom)).toEqual({
+				retry: false,
+				reason: `status ${status} is not retryable`,
+			});
+		});
+
+		it.each([500, 502, 503, 504, 408])('retries temporary failure HTTP %i with backoff', (status) => {
+			const decision = decideRetry({ kind: 'response', status }, 1, policy, NOW, midRandom);
+			expect(decision).toEqual({ retry: true, delayMs: 375, reason: `temporary failure (HTTP ${status})` });
+		});
+
+		it('treats exactly 408, 429, 500, 502, 503 and 504 as retryable statuses', () => {
+			expect([...RETRYABLE_STATUSES].sort()).toEqual([408, 429, 500, 502, 503, 504]);
+		});
+
+		it('retries a connection reset and a timeout, not an unknown failure', () => {
+			const reset = decideRetry({ kind: 'network_error', error: { code: 'ECONNRESET' } }, 1, policy, NOW, midRandom);
+			expect(reset).toMatchObject({ retry: true, reason: 'network error' });
+			const refused = { message: 'connect ECONNREFUSED 127.0.0.1:4010', code: 'ECONNREFUSED' };
+			expect(decideRetry({ kind: 'network_error', error: refused }, 2, policy, NOW, midRandom).retry).toBe(true);
+			expect(
+				decideRetry({ kind: 'network_error', error: new Error('certificate has expired') }, 1, policy, NOW, midRandom),
+			).toEqual({ retry: false, reason: 'network error is not retryable' });
+		});
+
+		it('stops after maxAttempts attempts', () => {
+			expect(decideRetry({ kind: 'response', status: 503 }, 5, policy, NOW, midRandom)).toEqual({
+				retry: false,
+				reason: 'gave up after 5 attempts',
+			});
+		});
+	});
+
+	describe('429 rate_limit_exceeded', () => {
+		it('waits Retry-After seconds plus a small random delay', () => {
+			const decision = decideRetry(
+				{ kind: 'response', status: 429, headers: { 'Retry-After': '7', 'X-RateLimit-Reset': '999999999999' } },
+				1,
+				policy,
+				NOW,
+				() => 1,
+			);
+			expect(decision).toEqual({ retry: true, delayMs: 7000 + policy.rateLimitJitterMs, reason: 'rate limited (429)' });
+		});
+
+		it('falls back to X-RateLimit-Reset when Retry-After is absent', () => {
+			const reset = String(NOW / 1000 + 12);
+			const decision = decideRetry(
+				{ kind: 'response', status: 429, headers: { 'x-ratelimit-reset': reset } },
+				1,
+				policy,
+				NOW,
+				() => 0,
+			);
+			expect(decision).toEqual({ retry: true, delayMs: 12_000, reason: 'rate limited (429)' });
+		});
+
+		it('reports instead of waiting when the reset is further away than maxRateLimitWaitMs', () => {
+			const decision = decideRetry(
+				{ kind: 'response', status: 429, headers: { 'retry-after': '3600' } },
+				1,
+				policy,
+				NOW,
+				() => 0,
+			);
+			expect(decision).toEqual({
+				retry: false,
+				reason: 'rate limit resets in 3600 s, longer than the 120 s this node waits',
+			});
+		});
+
+		it('uses exponential backoff when a 429 carries no timing headers', () => {
+			expect(decideRetry({ kind: 'response', status: 429 }, 2, policy, NOW, () => 0)).toEqual({
+				retry: true,
+				delayMs: 500,
+				reason: 'temporary failure (HTTP 429)',
+			});
+		});
+	});
+
+	describe('backoffDelay', () => {
+		it('doubles per attempt, half fixed and half random, capped at maxDelayMs', () => {
+			expect([1, 2, 3, 4].map((attempt) => backoffDelay(attempt, policy, () => 0))).toEqual([250, 500, 1000, 2000]);
+			expect([1, 2, 3, 4].map((attempt) => backoffDelay(attempt, policy, () => 1))).toEqual([500, 1000, 2000, 4000]);
+			expect(backoffDelay(30, policy, () => 1)).toBe(policy.maxDelayMs);
+			expect(backoffDelay(30, policy, () => 0)).toBe(policy.maxDelayMs / 2);
+		});
+	});
+
+	describe('header parsing', () => {
+		it('reads Retry-After as seconds or as an HTTP date', () => {
+			expect(parseRetryAfter('30', NOW)).toBe(30_000);
+			expect(parseRetryAfter(new Date(NOW + 5000).toUTCString(), NOW)).toBe(5000);
+			expect(parseRetryAfter(new Date(NOW - 5000).toUTCString(), NOW)).toBe(0);
+			expect(parseRetryAfter('soon', NOW)).toBeUndefined();
+			expect(parseRetryAfter(undefined, NOW)).toBeUndefined();
+		});
+
+		it('reads X-RateLimit-Reset as Unix seconds', () => {
+			expect(parseRateLimitReset(String(NOW / 1000 + 60), NOW)).toBe(60_000);
+			expect(parseRateLimitReset(String(NOW / 1000 - 60), NOW)).toBe(0);
+			expect(parseRateLimitReset('1.5', NOW)).toBeUndefined();
+		});
+
+		it('finds headers case-insensitively and takes the first of repeated values', () => {
+			expect(headerValue({ 'X-RateLimit-Limit': '60' }, 'x-ratelimit-limit')).toBe('60');
+			expect(headerValue({ 'set-cookie': ['a', 'b'] }, 'Set-Cookie')).toBe('a');
+			expect(headerValue({ 'content-length': 12 }, 'Content-Length')).toBe('12');
+			expect(headerValue(undefined, 'x')).toBeUndefined();
+		});
+	});
+
+	describe('isRetryableNetworkError', () => {
+		it('looks through n8n wrappers to the socket error', () => {
+			expect(isRetryableNetworkError({ message: 'wrapped', cause: { code: 'UND_ERR_SOCKET' } })).toBe(true);
+			expect(isRetryableNetworkError({ message: 'socket hang up' })).toBe(true);
+			expect(isRetryableNetworkError({ code: 'ERR_INVALID_URL', message: 'Invalid URL' })).toBe(false);
+			expect(isRetryableNetworkError(null)).toBe(false);
+		});
+	});
+});
+
+describe('RateLimitPacer (X-RateLimit-* headers, spec section 4)', () => {
+	const headers = (limit: number, remaining: number, resetInSeconds: number, now = NOW) => ({
+		'x-ratelimit-limit': String(limit),
+		'x-ratelimit-remaining': String(remaining),
+		'x-ratelimit-reset': String(Math.floor(now / 1000) + resetInSeconds),
+	});
+
+	it('lets requests through while nothing is known about a bucket', () => {
+		const pacer = new RateLimitPacer();
+		expect(pacer.reserve('writes', NOW)).toBe(0);
+		expect(pacer.reserve('writes', NOW)).toBe(0);
+	});
+
+	it('spends the remaining budget, then waits until the window resets', () => {
+		const pacer = new RateLimitPacer({ safetyMarginMs: 100 });
+		expect(pacer.reserve('writes', NOW)).toBe(0);
+		pacer.observe('writes', headers(60, 2, 30), NOW);
+		expect(pacer.reserve('writes', NOW)).toBe(0);
+		expect(pacer.reserve('writes', NOW)).toBe(0);
+		expect(pacer.reserve('writes', NOW)).toBe(30_100);
+		expect(pacer.reserve('writes', NOW + 10_000)).toBe(20_100);
+	});
+
+	it('counts requests still in flight against the remaining budget', () => {
+		const pacer = new RateLimitPacer({ safetyMarginMs: 0 });
+		pacer.observe('reads', headers(10, 5, 60), NOW);
+		for (let i = 0; i < 5; i++) expect(pacer.reserve('reads', NOW)).toBe(0);
+		// The first answer says 4 remain, but four of ours are still unanswered: none are left.
+		pacer.observe('reads', headers(10, 4, 60), NOW);
+		expect(pacer.reserve('reads', NOW)).toBe(60_000);
+	});
+
+	it('grants the full limit again once the reset time has passed', () => {
+		const pacer = new RateLimitPacer({ safetyMarginMs: 50 });
+		pacer.observe('artifacts', headers(3, 0, 1), NOW);
+		expect(pacer.reserve('artifacts', NOW)).toBe(1050);
+		const later = NOW + 1000;
+		expect(pacer.reserve('artifacts', later)).toBe(0);
+		expect(pacer.reserve('artifacts', later)).toBe(0);
+		expect(pacer.reserve('artifacts', later)).toBe(0);
+		// Window spent and the new reset time not yet reported: wait a little for an answer.
+		expect(pacer.reserve('artifacts', later)).toBe(50);
+	});
+
+	it('keeps buckets apart', () => {
+		const pacer = new RateLimitPacer({ safetyMarginMs: 0 });
+		pacer.observe('writes', headers(30, 0, 40), NOW);
+		expect(pacer.reserve('writes', NOW)).toBe(40_000);
+		expect(pacer.reserve('reads', NOW)).toBe(0);
+	});
+
+	it('ignores answers without rate-limit headers and releases unsent reservations', () => {
+		const pacer = new RateLimitPacer({ safetyMarginMs: 0 });
+		pacer.observe('writes', headers(2, 1, 60), NOW);
+		expect(pacer.reserve('writes', NOW)).toBe(0);
+		expect(pacer.reserve('writes', NOW)).toBe(60_000);
+		pacer.release('writes');
+		expect(pacer.reserve('writes', NOW)).toBe(0);
+		pacer.observe('writes', undefined, NOW);
+		expect(pacer.reserve('writes', NOW)).toBe(60_000);
+	});
+});
+
+describe('Idempotency-Key (spec 4.2, 4.4, 8)', () => {
+	it('generates distinct keys within 1 to 200 characters', () => {
+		const keys = new Set(Array.from({ length: 100 }, () => generateIdempotencyKey()));
+		expect(keys.size).toBe(100);
+		for (const key of keys) {
+			expect(key).toMatch(/^n8n-[0-9a-f-]{36}$/);
+			expect(idempotencyKeyProblem(key)).toBeUndefined();
+		}
+	});
+
+	it('names the problem of an empty or over-long key', () => {
+		expect(idempotencyKeyProblem('')).toBe('Idempotency Key must not be empty');
+		expect(idempotencyKeyProblem('k'.repeat(200))).toBeUndefined();
+		expect(idempotencyKeyProblem('k'.repeat(201))).toBe(
+			'Idempotency Key is 201 characters long; the API accepts 1 to 200',
+		);
+	});
+});
