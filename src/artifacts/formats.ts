@@ -1,0 +1,40 @@
+// The four artifact representations of spec 2.4 and the download name of design.md.
+
+export const ARTIFACT_FORMATS = ['srt', 'txt', 'pdf', 'docx'] as const;
+export type ArtifactFormat = (typeof ARTIFACT_FORMATS)[number];
+
+export const ARTIFACT_MEDIA_TYPES: Record<ArtifactFormat, string> = {
+	srt: 'application/x-subrip',
+	txt: 'text/plain',
+	pdf: 'application/pdf',
+	docx: 'application/vnd.openxmlformats-officedocument.wordprocessingml.document',
+};
+
+/** `plain_text` is how a job's output_format names the txt artifact (2.3, 2.4). */
+const FORMAT_ALIASES: ReadonlyMap<string, ArtifactFormat> = new Map([['plain_text', 'txt']]);
+
+export function isArtifactFormat(value: string): value is ArtifactFormat {
+	return (ARTIFACT_FORMATS as readonly string[]).includes(value);
+}
+
+/** 'plain_text' → 'txt'; trims; case-insensitive; anything else → undefined. */
+export function normalizeArtifactFormat(value: string | null | undefined): ArtifactFormat | undefined {
+	if (typeof value !== 'string') return undefined;
+	const key = value.trim().toLowerCase();
+	return isArtifactFormat(key) ? key : FORMAT_ALIASES.get(key);
+}
+
+/** The format of a Content-Type / Accept media type; parameters such as `; charset=utf-8` are ignored. */
+export function formatForMediaType(mediaType: string): ArtifactFormat | undefined {
+	const essence = mediaType.split(';')[0].trim().toLowerCase();
+	return ARTIFACT_FORMATS.find((format) => ARTIFACT_MEDIA_TYPES[format] === essence);
+}
+
+/** uploaded filename's stem + '.' + format extension ('clip.final.wav' → 'clip.final.srt'; no stem → 'transcript.srt'). */
+export function artifactFileName(uploadedFilename: string | null | undefined, format: ArtifactFormat): string {
+	// A client may send a path; only its last segment names the file.
+	const baseName = (uploadedFilename ?? '').split(/[/\\]/).pop() ?? '';
+	const lastDot = baseName.lastIndexOf('.');
+	const stem = (lastDot === -1 ? baseName : baseName.slice(0, lastDot)).trim();
+	return `${stem === '' ? 'transcript' : stem}.${format}`;
+}

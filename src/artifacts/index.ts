@@ -1,0 +1,3 @@
+export * from './content-disposition';
+export * from './formats';
+export * from './selection';

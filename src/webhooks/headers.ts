@@ -1,0 +1,39 @@
+// The delivery headers of spec section 6.
+
+/** Lower-case names, as Node and n8n hand headers over; lookups are case-insensitive. */
+export const WEBHOOK_HEADERS = {
+	event: 'x-service-event',
+	eventId: 'x-service-event-id',
+	timestamp: 'x-service-timestamp',
+	signature: 'x-service-signature',
+} as const;
+
+/** The same names in the case a sender writes them. */
+export const WEBHOOK_HEADER_NAMES = {
+	event: 'X-Service-Event',
+	eventId: 'X-Service-Event-ID',
+	timestamp: 'X-Service-Timestamp',
+	signature: 'X-Service-Signature',
+} as const;
+
+export type WebhookHeaderKey = keyof typeof WEBHOOK_HEADERS;
+
+export type IncomingHeaders = Record<string, string | string[] | undefined>;
+
+/**
+ * The trimmed value of one header whatever the case of its name; repeated values are joined with ", " as Node
+ * joins them. Absent or blank → undefined, so an empty header counts as a missing one.
+ */
+export function readWebhookHeader(headers: IncomingHeaders, key: WebhookHeaderKey): string | undefined {
+	const wanted = WEBHOOK_HEADERS[key];
+	const values: string[] = [];
+	for (const [name, value] of Object.entries(headers)) {
+		if (name.toLowerCase() !== wanted || value === undefined) continue;
+		values.push(...(Array.isArray(value) ? value : [value]));
+	}
+	const joined = values
+		.map((value) => value.trim())
+		.filter((value) => value !== '')
+		.join(', ');
+	return joined === '' ? undefined : joined;
+}

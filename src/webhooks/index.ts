@@ -1,0 +1,4 @@
+export * from './canonical-json';
+export * from './events';
+export * from './headers';
+export * from './signature';
