@@ -1,0 +1,266 @@
+// The admin API under /_sandbox/ (issue 3): loopback callers only, no auth, never rate limited.
+// Tests and demos use it to create keys, move the clock, force failures, inspect webhook deliveries
+// and records, inject faults and tune rate limits.
+
+import Ajv2020 from 'ajv/dist/2020';
+import type { ErrorObject } from 'ajv/dist/2020';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { API_KEY_PREFIXES, OPERATION_IDS } from '../src/api';
+import type { SandboxContext } from './context';
+import { ApiError } from './errors';
+import type { FaultConfig } from './faults';
+import { FAULT_KINDS } from './faults';
+import { readJsonObject } from './http';
+import type { RateLimitConfig } from './rate-limit';
+import { randomId } from './random';
+import type { KeyMode, KeyScope } from './seed';
+import type { Account } from './store';
+import { initialWallet } from './store';
+import { isLoopbackAddress } from './webhooks';
+
+export const ADMIN_PREFIX = '/_sandbox';
+
+const probability = { type: 'number', minimum: 0, maximum: 1 };
+
+const SCHEMAS = {
+	createKey: {
+		type: 'object',
+		additionalProperties: false,
+		properties: {
+			mode: { enum: ['live', 'test'] },
+			scope: { enum: ['full_access', 'read_only'] },
+			tier: { type: 'string', minLength: 1 },
+			api_access: { type: 'boolean' },
+			account_id: { type: 'string', minLength: 1 },
+			orphan: { type: 'boolean' },
+			wallet_balance: { type: 'number' },
+		},
+	},
+	updateAccount: {
+		type: 'object',
+		additionalProperties: false,
+		properties: {
+			tier: { type: 'string', minLength: 1 },
+			api_access: { type: 'boolean' },
+			wallet_balance: { type: 'number' },
+			signing_secret: { type: 'string', minLength: 1 },
+		},
+	},
+	clock: {
+		type: 'object',
+		additionalProperties: false,
+		required: ['advance_seconds'],
+		properties: { advance_seconds: { type: 'number', minimum: 0 } },
+	},
+	faults: {
+		type: 'object',
+		additionalProperties: false,
+		properties: {
+			seed: { type: 'integer' },
+			rules: {
+				type: 'array',
+				items: {
+					type: 'object',
+					additionalProperties: false,
+					required: ['route', 'kind'],
+					properties: {
+						route: { enum: ['*', ...OPERATION_IDS] },
+						kind: { enum: [...FAULT_KINDS] },
+						probability,
+						count: { type: 'integer', minimum: 0 },
+						latency_ms: { type: 'number', minimum: 0 },
+					},
+					if: { properties: { kind: { const: 'latency' } } },
+					then: { required: ['latency_ms'] },
+				},
+			},
+			webhooks: {
+				type: 'object',
+				additionalProperties: false,
+				properties: { duplicateProbability: probability, reorderProbability: probability },
+			},
+		},
+	},
+	rateLimits: {
+		type: 'object',
+		additionalProperties: false,
+		properties: {
+			windowSeconds: { type: 'integer', minimum: 1 },
+			perTier: { type: 'object', additionalProperties: { type: 'integer', minimum: 1 } },
+			readsMultiplier: { type: 'number', exclusiveMinimum: 0 },
+			artifactsMultiplier: { type: 'number', exclusiveMinimum: 0 },
+			webhookTestsPerWindow: { type: 'integer', minimum: 1 },
+		},
+	},
+} as const;
+
+const ajv = new Ajv2020({ allErrors: true });
+const validators = Object.fromEntries(
+	Object.entries(SCHEMAS).map(([name, schema]) => [name, ajv.compile(schema)]),
+) as Record<keyof typeof SCHEMAS, ReturnType<typeof ajv.compile>>;
+
+async function adminBody<T>(request: FastifyRequest, schema: keyof typeof SCHEMAS): Promise<T> {
+	const body = await readJsonObject(request, { optional: true });
+	const validate = validators[schema];
+	if (!validate(body)) {
+		throw ApiError.validation((validate.errors ?? []).map((error: ErrorObject) => ({
+			location: 'body' as const,
+			field: error.instancePath.replace(/^\//, '').replace(/\//g, '.'),
+			message: error.message ?? 'is invalid',
+		})));
+	}
+	return body as T;
+}
+
+function notFound(what: string): ApiError {
+	return ApiError.of('not_found', `${what} does not exist in this sandbox.`);
+}
+
+export function registerAdminRoutes(app: FastifyInstance, context: SandboxContext): void {
+	const { store, clock, jobs, webhooks } = context;
+
+	app.register(
+		async (admin) => {
+			admin.addHook('onRequest', async (request) => {
+				if (!isLoopbackAddress(request.socket.remoteAddress ?? '')) {
+					throw new ApiError(403, 'admin_loopback_only', 'The sandbox admin API answers loopback callers only.');
+				}
+			});
+
+			admin.post('/keys', async (request, reply) => {
+				const body = await adminBody<{
+					mode?: KeyMode;
+					scope?: KeyScope;
+					tier?: string;
+					api_access?: boolean;
+					account_id?: string;
+					orphan?: boolean;
+					wallet_balance?: number;
+				}>(request, 'createKey');
+				const mode = body.mode ?? 'live';
+				const scope = body.scope ?? 'full_access';
+				const accountId = body.account_id ?? randomId('acct');
+				let account = store.accounts.get(accountId);
+				if (body.orphan) {
+					// A key whose account is gone: the case of 401 invalid_api_key_user.
+					if (account) {
+						throw ApiError.validation([
+							{ location: 'body', field: 'orphan', message: 'an orphan key needs an account_id that does not exist' },
+						]);
+					}
+				} else if (!account) {
+					const tier = body.tier ?? 'platinum';
+					account = {
+						account_id: accountId,
+						tier,
+						api_access: body.api_access ?? true,
+						wallet_balance: body.wallet_balance ?? initialWallet(tier),
+						signing_secret: randomId('whsec', 16),
+					};
+					store.addAccount(account);
+				}
+				const key = `${API_KEY_PREFIXES[mode]}${randomId('sbx', 16).slice(4)}`;
+				store.addKey({ key, account_id: accountId, mode, scope, revoked: false });
+				reply.code(201);
+				return { key, account_id: accountId, signing_secret: account?.signing_secret ?? null, mode, scope };
+			});
+
+			admin.post('/keys/:key/revoke', async (request) => {
+				const record = store.findKey((request.params as { key: string }).key);
+				if (!record) throw notFound('This key');
+				record.revoked = true;
+				return { key: record.key, revoked: true };
+			});
+
+			admin.post('/accounts/:account_id', async (request) => {
+				const account = store.accounts.get((request.params as { account_id: string }).account_id);
+				if (!account) throw notFound('This account');
+				Object.assign(account, await adminBody<Partial<Account>>(request, 'updateAccount'));
+				return account;
+			});
+
+			admin.get('/clock', async () => ({ now: clock.toIso(), now_seconds: clock.nowSeconds() }));
+
+			admin.post('/clock', async (request) => {
+				const { advance_seconds } = await adminBody<{ advance_seconds: number }>(request, 'clock');
+				clock.advance(advance_seconds);
+				// Jobs that became due have settled (and queued their webhooks) before the answer.
+				await jobs.catchUp();
+				return { now: clock.toIso(), now_seconds: clock.nowSeconds() };
+			});
+
+			admin.post('/jobs/:job_id/fail', async (request) => {
+				const job = store.jobs.get((request.params as { job_id: string }).job_id);
+				if (!job) throw notFound('This job');
+				await jobs.fail(job);
+				return jobs.snapshot(job);
+			});
+
+			admin.delete('/jobs/:job_id/artifact', async (request) => {
+				const job = store.jobs.get((request.params as { job_id: string }).job_id);
+				if (!job) throw notFound('This job');
+				job.artifact_deleted = true;
+				job.artifacts.clear();
+				return { job_id: job.job_id, artifact_deleted: true };
+			});
+
+			admin.get('/webhook-deliveries', async (request) => {
+				if ((request.query as { wait?: string }).wait === 'idle') await webhooks.whenIdle();
+				return webhooks.deliveries();
+			});
+
+			admin.post('/faults', async (request) => {
+				const config = await adminBody<FaultConfig>(request, 'faults');
+				if (config.seed !== undefined) context.reseed(config.seed);
+				context.faults.configure(config);
+				webhooks.setFaults(config.webhooks ?? null);
+				return { ok: true, rules: config.rules ?? [], webhooks: config.webhooks ?? null };
+			});
+
+			admin.delete('/faults', async () => {
+				context.faults.clear();
+				webhooks.setFaults(null);
+				return { ok: true };
+			});
+
+			admin.post('/rate-limits', async (request) => {
+				return context.rateLimiter.configure(await adminBody<RateLimitConfig>(request, 'rateLimits'));
+			});
+
+			admin.get('/records', async (request) => {
+				await jobs.catchUp();
+				const accountId = (request.query as { account_id?: string }).account_id;
+				const owned = <T extends { account_id: string }>(records: Iterable<T>) =>
+					[...records].filter((record) => accountId === undefined || record.account_id === accountId);
+				const uploads = owned(store.uploads.values()).map((upload) => ({
+					upload_id: upload.upload_id,
+					account_id: upload.account_id,
+					filename: upload.filename,
+					content_type: upload.content_type,
+					size_bytes: upload.size_bytes,
+					state: upload.state,
+					bytes_received: upload.bytes_received,
+					source_deleted: upload.source_deleted,
+					job_id: upload.job_id,
+					idempotency_key: upload.idempotency_key,
+					idempotent_replays: upload.idempotent_replays,
+					created_at: clock.toIso(upload.created_at),
+					expires_at: clock.toIso(upload.expires_at),
+				}));
+				const jobRecords = owned(store.jobs.values()).map((job) => ({
+					...jobs.snapshot(job),
+					account_id: job.account_id,
+					mode: job.mode,
+					upload_id: job.upload_id,
+					request: job.request,
+					failure_reason: job.failure_reason,
+					artifact_deleted: job.artifact_deleted,
+					idempotency_key: job.idempotency_key,
+					idempotent_replays: job.idempotent_replays,
+				}));
+				return { counts: { uploads: uploads.length, jobs: jobRecords.length }, uploads, jobs: jobRecords };
+			});
+		},
+		{ prefix: ADMIN_PREFIX },
+	);
+}

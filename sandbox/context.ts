@@ -1,0 +1,28 @@
+// Everything one running sandbox holds, handed to the route modules.
+
+import type { SandboxClock } from './clock';
+import type { FaultInjector } from './faults';
+import type { IdempotencyCache } from './idempotency';
+import type { JobRunner, Links } from './jobs';
+import type { RateLimiter } from './rate-limit';
+import type { Store } from './store';
+import type { RequestValidator } from './validation';
+import type { WebhookDispatcher } from './webhooks';
+
+export interface SandboxContext {
+	/** Known once the server listens; errors and webhook links need it. */
+	baseUrl: string;
+	pathPrefix: string;
+	dataDir: string;
+	clock: SandboxClock;
+	store: Store;
+	rateLimiter: RateLimiter;
+	idempotency: IdempotencyCache;
+	faults: FaultInjector;
+	jobs: JobRunner;
+	links: Links;
+	webhooks: WebhookDispatcher;
+	validator: RequestValidator;
+	/** Reseeds every seeded random stream (faults and webhook jitter). */
+	reseed(seed: number): void;
+}
