@@ -1,0 +1,158 @@
+import {
+	NodeConnectionTypes,
+	type IDataObject,
+	type IHookFunctions,
+	type INodeExecutionData,
+	type INodeType,
+	type INodeTypeDescription,
+	type IWebhookFunctions,
+	type IWebhookResponseData,
+} from 'n8n-workflow';
+
+import type { ArtifactFormat } from '../../src/artifacts';
+import { isWebhookTestDelivery, type WebhookEventBody } from '../../src/webhooks';
+import { CREDENTIAL_TYPE } from '../TranscriptionService/transport';
+import { assertSigningSecret, verifyDelivery } from './activation';
+import { downloadArtifact } from './artifact';
+import {
+	decideDelivery,
+	declaredLengthTooLarge,
+	eventItemJson,
+	MAX_BODY_BYTES,
+	reject,
+	resolveSettings,
+	type DeliverySettings,
+	type Rejection,
+	type TriggerOptions,
+} from './delivery';
+import { properties } from './description';
+
+type WebhookRequest = ReturnType<IWebhookFunctions['getRequestObject']>;
+
+export class TranscriptionServiceTrigger implements INodeType {
+	description: INodeTypeDescription = {
+		displayName: 'Transcription Service Trigger',
+		name: 'transcriptionServiceTrigger',
+		icon: {
+			light: 'file:../../icons/transcriptionService.svg',
+			dark: 'file:../../icons/transcriptionService.dark.svg',
+		},
+		group: ['trigger'],
+		version: 1,
+		subtitle: '={{ $parameter["events"].join(", ") }}',
+		description: 'Starts the workflow when a transcription completes or fails (signed webhook events)',
+		defaults: { name: 'Transcription Service Trigger' },
+		inputs: [],
+		outputs: [NodeConnectionTypes.Main],
+		credentials: [{ name: 'transcriptionServiceApi', required: true }],
+		webhooks: [{ name: 'default', httpMethod: 'POST', responseMode: 'onReceived', path: 'webhook' }],
+		properties,
+	};
+
+	// The API has no webhook registration (a job's webhook_url is the registration): activation records the URL,
+	// checks the credential and, if asked, has the service send a test event to it.
+	webhookMethods = {
+		default: {
+			async checkExists(this: IHookFunctions): Promise<boolean> {
+				return this.getWorkflowStaticData('node').webhookUrl === this.getNodeWebhookUrl('default');
+			},
+			async create(this: IHookFunctions): Promise<boolean> {
+				const webhookUrl = this.getNodeWebhookUrl('default') ?? '';
+				await assertSigningSecret(this);
+				const options = this.getNodeParameter('options', {}) as TriggerOptions;
+				// A test listener ("Listen for test event") is not an activation, and its URL is not yet live here.
+				if (options.verifyOnActivation === true && this.getMode() !== 'manual') {
+					await verifyDelivery(this, webhookUrl);
+				}
+				this.getWorkflowStaticData('node').webhookUrl = webhookUrl;
+				return true;
+			},
+			async delete(this: IHookFunctions): Promise<boolean> {
+				// The dedupe window stays: the service may still redeliver events accepted before a reactivation.
+				delete this.getWorkflowStaticData('node').webhookUrl;
+				return true;
+			},
+		},
+	};
+
+	async webhook(this: IWebhookFunctions): Promise<IWebhookResponseData> {
+		const receivedAtMs = Date.now();
+		const response = this.getResponseObject();
+		const body = await readRawBody(this.getRequestObject());
+		const staticData = this.getWorkflowStaticData('node');
+		const decision = body.ok
+			? decideDelivery({
+					rawBody: body.rawBody,
+					headers: this.getHeaderData(),
+					secrets: await signingSecrets(this),
+					settings: readSettings(this),
+					nowMs: receivedAtMs,
+					seenEvents: staticData.seenEvents,
+				})
+			: body.rejection;
+
+		// Answered before any download: the service counts a slow answer as a failed delivery.
+		response.status(decision.status).json(decision.response);
+		if (decision.action === 'reject') {
+			this.logger.warn(`Transcription Service Trigger refused a delivery (${decision.status}): ${decision.message}`);
+			return { noWebhookResponse: true };
+		}
+		if (decision.action === 'ignore') return { noWebhookResponse: true };
+
+		if (decision.seenEvents) staticData.seenEvents = decision.seenEvents;
+		const item = await eventItem(this, decision.event, receivedAtMs);
+		return { noWebhookResponse: true, workflowData: [[item]] };
+	}
+}
+
+type RawBodyResult = { ok: true; rawBody: Uint8Array } | { ok: false; rejection: Rejection };
+
+/** The bytes as received (n8n keeps them in `rawBody`, reading them on demand); never a re-serialisation. */
+async function readRawBody(request: WebhookRequest): Promise<RawBodyResult> {
+	if (declaredLengthTooLarge(request.headers)) {
+		return { ok: false, rejection: reject(413, 'payload_too_large', `Content-Length exceeds ${MAX_BODY_BYTES} bytes`) };
+	}
+	if (!request.rawBody) {
+		try {
+			await request.readRawBody();
+		} catch (error) {
+			// n8n's reader enforces its own payload limit and fails on aborted uploads.
+			const rejection =
+				(error as { status?: unknown }).status === 413
+					? reject(413, 'payload_too_large', (error as Error).message)
+					: reject(400, 'unreadable_body', (error as Error).message);
+			return { ok: false, rejection };
+		}
+	}
+	return { ok: true, rawBody: request.rawBody ?? new Uint8Array(0) };
+}
+
+async function signingSecrets(context: IWebhookFunctions): Promise<string[]> {
+	const credentials = await context.getCredentials(CREDENTIAL_TYPE);
+	return [credentials.signingSecret, credentials.previousSigningSecret].map((secret) =>
+		typeof secret === 'string' ? secret : '',
+	);
+}
+
+function readSettings(context: IWebhookFunctions): DeliverySettings {
+	return resolveSettings(
+		context.getNodeParameter('events', undefined) as string[] | undefined,
+		context.getNodeParameter('options', {}) as TriggerOptions,
+	);
+}
+
+async function eventItem(
+	context: IWebhookFunctions,
+	event: WebhookEventBody,
+	receivedAtMs: number,
+): Promise<INodeExecutionData> {
+	const json: IDataObject = eventItemJson(event, receivedAtMs);
+	const wantsArtifact = context.getNodeParameter('downloadArtifact', false) as boolean;
+	if (!wantsArtifact || event.event !== 'transcription.completed' || isWebhookTestDelivery(event)) return { json };
+
+	const format = context.getNodeParameter('artifactFormat', 'srt') as ArtifactFormat;
+	const artifact = await downloadArtifact(context, event.job_id, format);
+	if (!artifact.ok) return { json: { ...json, artifact_error: artifact.error } };
+	const binaryPropertyName = context.getNodeParameter('binaryPropertyName', 'data') as string;
+	return { json, binary: { [binaryPropertyName]: artifact.binary } };
+}
