@@ -8,6 +8,9 @@ import {
 
 import * as account from './actions/account/Account.resource';
 import { router } from './actions/router';
+import * as transcription from './actions/transcription/Transcription.resource';
+import * as upload from './actions/upload/Upload.resource';
+import * as webhook from './actions/webhook/Webhook.resource';
 
 export class TranscriptionService implements INodeType {
 	description: INodeTypeDescription = {
@@ -32,10 +35,18 @@ export class TranscriptionService implements INodeType {
 				name: 'resource',
 				type: 'options',
 				noDataExpression: true,
-				options: [{ name: 'Account', value: 'account' }],
-				default: 'account',
+				options: [
+					{ name: 'Account', value: 'account' },
+					{ name: 'Transcription', value: 'transcription' },
+					{ name: 'Upload', value: 'upload' },
+					{ name: 'Webhook', value: 'webhook' },
+				],
+				default: 'transcription',
 			},
+			...transcription.description,
+			...upload.description,
 			...account.description,
+			...webhook.description,
 		],
 	};
 

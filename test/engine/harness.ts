@@ -4,6 +4,8 @@
 import { Container } from '@n8n/di';
 import { createReadStream } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
+import { createServer, request as httpRequest, type IncomingHttpHeaders } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { Readable } from 'node:stream';
@@ -14,6 +16,7 @@ import {
 	LazyPackageDirectoryLoader,
 	WorkflowExecute,
 } from 'n8n-core';
+import { SSHClientsManager } from 'n8n-core/dist/execution-engine/ssh-clients-manager';
 import type {
 	IBinaryData,
 	ICredentialDataDecryptedObject,
@@ -21,11 +24,11 @@ import type {
 	IConnections,
 	IDataObject,
 	IExecuteData,
-	IHttpRequestHelper,
 	IHttpRequestOptions,
 	INode,
 	INodeCredentialsDetails,
 	INodeExecutionData,
+	INodeParameters,
 	INodeType,
 	INodeTypes,
 	IRun,
@@ -103,10 +106,8 @@ class FixtureCredentialsHelper extends ICredentialsHelper {
 		return requestOptions;
 	}
 
-	async preAuthentication(
-		_helpers: IHttpRequestHelper,
-		_credentials: ICredentialDataDecryptedObject,
-	): Promise<ICredentialDataDecryptedObject | undefined> {
+	// The credential has no preAuthentication step (no token to fetch).
+	async preAuthentication(): Promise<ICredentialDataDecryptedObject | undefined> {
 		return undefined;
 	}
 
@@ -184,6 +185,8 @@ export async function runWorkflow(options: RunOptions): Promise<RunResult> {
 	await initBinaryData();
 	const executionId = options.executionId ?? `engine-${process.pid}-${++executionCounter}`;
 
+	const names = options.nodes.map((node) => node.name);
+	if (new Set(names).size !== names.length) throw new Error(`Node names must differ (connections go by name): ${names.join(', ')}`);
 	const nodes: INode[] = options.nodes.map((node, index) => ({
 		typeVersion: 1,
 		...node,
@@ -318,4 +321,143 @@ export async function binaryBytes(binary: IBinaryData): Promise<Buffer> {
 export async function cleanupBinaryData(): Promise<void> {
 	if (!binaryDataReady) return;
 	await rm(await binaryDataReady, { recursive: true, force: true });
+}
+
+/** Stops what n8n-core starts in the background (the SSH tunnel cleanup interval), so jest can exit. */
+export function shutdownEngine(): void {
+	Container.get(SSHClientsManager).onShutdown();
+}
+
+// Every test file that runs workflows ends with the engine shut down.
+if (typeof afterAll === 'function') afterAll(shutdownEngine);
+
+/** One request as it passed between the node and the service. */
+export interface Exchange {
+	method: string;
+	/** Path and query, as sent. */
+	url: string;
+	requestHeaders: IncomingHttpHeaders;
+	/** Body bytes the node sent (counted as they streamed through). */
+	requestBytes: number;
+	/** The body of a JSON request, parsed (media bodies are only counted). */
+	requestJson: unknown;
+	/** undefined when the service answered nothing (connection reset or dropped). */
+	status: number | undefined;
+	responseHeaders: IncomingHttpHeaders;
+}
+
+export interface RecordingProxy {
+	baseUrl: string;
+	exchanges: Exchange[];
+	/** The most exchanges that were open at the same moment (reset it with the exchanges). */
+	concurrency: { current: number; max: number };
+	close(): Promise<void>;
+}
+
+/**
+ * A loopback proxy in front of the sandbox that records every exchange: what headers the node sent (Idempotency-Key,
+ * If-None-Match, Content-Length), how many bytes, and what came back. A connection the sandbox drops is dropped
+ * towards the node too, so faults look the same through it.
+ */
+export async function startRecordingProxy(targetBaseUrl: string): Promise<RecordingProxy> {
+	const target = new URL(targetBaseUrl);
+	const exchanges: Exchange[] = [];
+	const concurrency = { current: 0, max: 0 };
+	const server = createServer((incoming, outgoing) => {
+		concurrency.current++;
+		concurrency.max = Math.max(concurrency.max, concurrency.current);
+		outgoing.on('close', () => concurrency.current--);
+		const exchange: Exchange = {
+			method: incoming.method ?? 'GET',
+			url: incoming.url ?? '/',
+			requestHeaders: incoming.headers,
+			requestBytes: 0,
+			requestJson: undefined,
+			status: undefined,
+			responseHeaders: {},
+		};
+		exchanges.push(exchange);
+		const upstream = httpRequest(
+			{
+				host: target.hostname,
+				port: target.port,
+				method: exchange.method,
+				path: exchange.url,
+				headers: { ...incoming.headers, host: target.host },
+			},
+			(answer) => {
+				exchange.status = answer.statusCode;
+				exchange.responseHeaders = answer.headers;
+				outgoing.writeHead(answer.statusCode ?? 502, answer.headers);
+				answer.pipe(outgoing);
+			},
+		);
+		upstream.on('error', () => incoming.socket.destroy());
+		const isJson = /json/.test(incoming.headers['content-type'] ?? '');
+		const jsonChunks: Buffer[] = [];
+		incoming.on('data', (chunk: Buffer) => {
+			exchange.requestBytes += chunk.length;
+			if (isJson) jsonChunks.push(chunk);
+		});
+		incoming.on('end', () => {
+			if (isJson) exchange.requestJson = JSON.parse(Buffer.concat(jsonChunks).toString('utf8'));
+		});
+		incoming.pipe(upstream);
+	});
+	await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+	const { port } = server.address() as AddressInfo;
+	return {
+		baseUrl: `http://127.0.0.1:${port}`,
+		exchanges,
+		concurrency,
+		close: () =>
+			new Promise<void>((resolve) => {
+				server.closeAllConnections();
+				server.close(() => resolve());
+			}),
+	};
+}
+
+export const ACTION_NODE = 'Transcription Service';
+
+/**
+ * The action node with these parameters, named ACTION_NODE unless told; `continueOnFail` sets "On Error: Continue"
+ * (n8n's continueRegularOutput).
+ */
+export function actionNode(
+	parameters: INodeParameters,
+	options: { continueOnFail?: boolean; name?: string } = {},
+): RunOptions['nodes'][number] {
+	return {
+		name: options.name ?? ACTION_NODE,
+		type: nodeType('transcriptionService'),
+		parameters,
+		...(options.continueOnFail ? { onError: 'continueRegularOutput' as const } : {}),
+	};
+}
+
+/** What a test asserts about a failed execution: the node error's message, description and the API fields. */
+export interface NodeErrorView {
+	message: string;
+	description: string | undefined;
+	/** The API's error.code (NodeApiError) or the node's own code (NodeOperationError). */
+	code: string | undefined;
+	httpCode: string | undefined;
+	context: IDataObject;
+}
+
+export function nodeError(result: RunResult): NodeErrorView {
+	const error = result.error as unknown as
+		| { message: string; description?: string; httpCode?: string | null; context?: IDataObject }
+		| undefined;
+	if (!error) throw new Error(`Expected the execution to fail, it succeeded: ${JSON.stringify(result.output(ACTION_NODE))}`);
+	const context = error.context ?? {};
+	const apiError = context.apiError as IDataObject | undefined;
+	return {
+		message: error.message,
+		description: error.description ?? undefined,
+		code: (apiError?.code ?? context.code) as string | undefined,
+		httpCode: error.httpCode ?? undefined,
+		context,
+	};
 }

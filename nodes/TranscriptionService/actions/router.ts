@@ -1,12 +1,18 @@
 import type { IDataObject, IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
-import { NodeApiError, NodeOperationError } from 'n8n-workflow';
+import { ExecutionCancelledError, NodeApiError, NodeOperationError } from 'n8n-workflow';
 
 import { apiErrorFieldsOf, TranscriptionServiceClient } from '../transport';
 import * as account from './account/Account.resource';
+import * as transcription from './transcription/Transcription.resource';
 import type { OperationModule } from './types';
+import * as upload from './upload/Upload.resource';
+import * as webhook from './webhook/Webhook.resource';
 
 const resources: Record<string, Record<string, OperationModule>> = {
 	account: account.operations,
+	transcription: transcription.operations,
+	upload: upload.operations,
+	webhook: webhook.operations,
 };
 
 export async function router(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
@@ -19,26 +25,33 @@ export async function router(this: IExecuteFunctions): Promise<INodeExecutionDat
 	}
 
 	const client = new TranscriptionServiceClient(this);
+	const cancelSignal = this.getExecutionCancelSignal();
 	const results: INodeExecutionData[][] = new Array(items.length);
 	const runItem = async (itemIndex: number) => {
 		try {
 			const output = await operationModule.execute.call(this, itemIndex, client);
 			results[itemIndex] = output.map((item) => ({ ...item, pairedItem: { item: itemIndex } }));
 		} catch (error) {
-			if (!this.continueOnFail()) throw toNodeError(this, error, itemIndex);
+			// A cancelled execution is not an item's failure: let the cancellation through untouched.
+			if (!this.continueOnFail() || cancelSignal?.aborted) throw toNodeError(this, error, itemIndex);
 			results[itemIndex] = [{ json: failedItemJson(error), pairedItem: { item: itemIndex } }];
 		}
 	};
 
 	const concurrency = Math.max(1, Math.min(items.length, operationModule.concurrency?.call(this) ?? 1));
 	let next = 0;
+	let failure: unknown;
+	// After the first failure no new item starts; the ones in flight finish before the node reports it.
 	const worker = async () => {
-		while (next < items.length) {
+		while (failure === undefined && next < items.length) {
 			const itemIndex = next++;
-			await runItem(itemIndex);
+			await runItem(itemIndex).catch((error: unknown) => {
+				failure ??= error;
+			});
 		}
 	};
 	await Promise.all(Array.from({ length: concurrency }, worker));
+	if (failure !== undefined) throw failure;
 
 	return [results.flat()];
 }
@@ -75,6 +88,7 @@ function failedItemJson(error: unknown): IDataObject {
 }
 
 function toNodeError(context: IExecuteFunctions, error: unknown, itemIndex: number) {
+	if (error instanceof ExecutionCancelledError) return error;
 	if (error instanceof NodeApiError || error instanceof NodeOperationError) {
 		if (error.context.itemIndex === undefined) error.context.itemIndex = itemIndex;
 		return error;

@@ -9,17 +9,22 @@ import type {
 	IWebhookFunctions,
 	JsonObject,
 } from 'n8n-workflow';
-import { NodeApiError, sleepWithAbort } from 'n8n-workflow';
+import { NodeApiError, NodeOperationError, sleep, sleepWithAbort } from 'n8n-workflow';
+import { createHash } from 'crypto';
 
 import {
+	apiKeyMode,
 	buildPath,
 	DEFAULT_PATH_PREFIX,
+	INVALID_API_KEY_PREFIX_MESSAGE,
 	isErrorEnvelope,
 	joinPrefix,
 	OPERATIONS,
 	resolveLink,
 	type OperationId,
 	type PublicAPIErrorEnvelope,
+	type PublicTranscriptionResponse,
+	type RateLimitBucket,
 } from '../../../src/api';
 import {
 	decideRetry,
@@ -61,6 +66,8 @@ export interface ApiResponse<T = unknown> {
 	body: T;
 	rawBody: Buffer;
 	attempts: number;
+	/** Earlier attempts of this call that got no answer: the service may have acted on them (e.g. stored the bytes). */
+	unansweredAttempts: number;
 }
 
 /** The API's error, as n8n users see it in a failed item. */
@@ -78,16 +85,33 @@ interface ServiceSettings {
 	pathPrefix: string;
 }
 
+interface CachedJob {
+	etag: string;
+	job: PublicTranscriptionResponse;
+}
+
+/** What all calls of one execution with one account share: the rate-limit pacer and the ETags seen. */
+interface AccountState {
+	pacer: RateLimitPacer;
+	jobs: Map<string, CachedJob>;
+}
+
+// Keyed by the execution's cancel signal, so the state lives exactly as long as the execution does.
+const executionStates = new WeakMap<AbortSignal, Map<string, AccountState>>();
+
 export class TranscriptionServiceClient {
-	readonly pacer: RateLimitPacer;
 	private settings: ServiceSettings | undefined;
+	private state: AccountState | undefined;
 
 	constructor(
 		private readonly context: RequestContext,
 		private readonly policy: RetryPolicy = DEFAULT_RETRY_POLICY,
-		pacer?: RateLimitPacer,
-	) {
-		this.pacer = pacer ?? new RateLimitPacer();
+		private readonly ownPacer?: RateLimitPacer,
+	) {}
+
+	/** Set by serviceSettings(), which every request awaits first. */
+	private get pacer(): RateLimitPacer {
+		return (this.state as AccountState).pacer;
 	}
 
 	async serviceSettings(): Promise<ServiceSettings> {
@@ -100,10 +124,59 @@ export class TranscriptionServiceClient {
 					description: `Got "${baseUrl}". For the local sandbox use http://127.0.0.1:4010.`,
 				});
 			}
+			// Checked here too (the credential's authenticate refuses it as well) so the message is not lost in a request error.
+			if (apiKeyMode(String(credentials.apiKey ?? '')) === undefined) {
+				throw new NodeOperationError(this.context.getNode(), 'The credential\'s API Key has no known prefix', {
+					description: INVALID_API_KEY_PREFIX_MESSAGE,
+				});
+			}
 			const prefix = credentials.pathPrefix === undefined ? DEFAULT_PATH_PREFIX : String(credentials.pathPrefix);
 			this.settings = { baseUrl, pathPrefix: prefix };
+			this.state = this.sharedState(`${baseUrl}|${fingerprint(String(credentials.apiKey ?? ''))}`);
 		}
 		return this.settings;
+	}
+
+	private sharedState(accountKey: string): AccountState {
+		const fresh = (): AccountState => ({ pacer: this.ownPacer ?? new RateLimitPacer(), jobs: new Map() });
+		const signal = this.cancelSignal();
+		if (!signal || this.ownPacer) return fresh();
+		let states = executionStates.get(signal);
+		if (!states) {
+			states = new Map();
+			executionStates.set(signal, states);
+		}
+		let state = states.get(accountKey);
+		if (!state) {
+			state = fresh();
+			states.set(accountKey, state);
+		}
+		return state;
+	}
+
+	cancelSignal(): AbortSignal | undefined {
+		return 'getExecutionCancelSignal' in this.context ? this.context.getExecutionCancelSignal() : undefined;
+	}
+
+	/**
+	 * GET /transcriptions/{job_id} with If-None-Match when this execution has seen the job before: a 304 answers with
+	 * the snapshot remembered from the last 200.
+	 */
+	async getTranscription(jobId: string, itemIndex?: number): Promise<PublicTranscriptionResponse> {
+		await this.serviceSettings();
+		const jobs = (this.state as AccountState).jobs;
+		const cached = jobs.get(jobId);
+		const response = await this.request<PublicTranscriptionResponse>({
+			operation: 'getTranscription',
+			pathParams: { job_id: jobId },
+			headers: cached ? { 'If-None-Match': cached.etag } : undefined,
+			acceptStatuses: cached ? [304] : undefined,
+			itemIndex,
+		});
+		if (response.status === 304 && cached) return cached.job;
+		const etag = response.headers.etag;
+		if (etag) jobs.set(jobId, { etag, job: response.body });
+		return response.body;
 	}
 
 	/** Absolute URL of an API link (relative path from a response, or an absolute URL from a webhook body). */
@@ -115,10 +188,11 @@ export class TranscriptionServiceClient {
 		const { baseUrl, pathPrefix } = await this.serviceSettings();
 		const definition = OPERATIONS[request.operation];
 		const url = `${baseUrl}${joinPrefix(pathPrefix, buildPath(request.operation, request.pathParams))}`;
-		const signal = 'getExecutionCancelSignal' in this.context ? this.context.getExecutionCancelSignal() : undefined;
+		const signal = this.cancelSignal();
+		let unansweredAttempts = 0;
 
 		for (let attempt = 1; ; attempt++) {
-			await this.waitForPacer(definition.bucket, signal);
+			await this.waitForPacer(definition.bucket, signal, request.itemIndex);
 			let outcome: AttemptOutcome;
 			let response: IN8nHttpFullResponse | undefined;
 			try {
@@ -136,25 +210,47 @@ export class TranscriptionServiceClient {
 				response !== undefined &&
 				((response.statusCode >= 200 && response.statusCode < 300) ||
 					(request.acceptStatuses ?? []).includes(response.statusCode));
-			if (ok && response) return toApiResponse<T>(response, attempt);
+			if (ok && response) return toApiResponse<T>(response, attempt, unansweredAttempts);
 
 			const decision = decideRetry(outcome, attempt, this.policy, Date.now());
 			if (decision.retry) {
-				await sleepWithAbort(decision.delayMs, signal);
+				if (!response) unansweredAttempts++;
+				await pause(decision.delayMs, signal);
 				continue;
 			}
 			if (response) {
-				throw apiError(this.context, toApiResponse(response, attempt), request.itemIndex, decision.reason);
+				throw apiErrorFromResponse(
+					this.context,
+					toApiResponse(response, attempt, unansweredAttempts),
+					request.itemIndex,
+					decision.reason,
+				);
 			}
 			throw unreachableError(this.context, url, outcome, attempt, request.itemIndex);
 		}
 	}
 
-	private async waitForPacer(bucket: (typeof OPERATIONS)[OperationId]['bucket'], signal?: AbortSignal) {
+	private async waitForPacer(bucket: RateLimitBucket, signal: AbortSignal | undefined, itemIndex?: number) {
 		for (;;) {
 			const delay = this.pacer.reserve(bucket, Date.now());
 			if (delay <= 0) return;
-			await sleepWithAbort(delay, signal);
+			if (delay > this.policy.maxRateLimitWaitMs) {
+				// The same limit a 429 is held to: a window that reopens much later is reported, not waited out.
+				throw buildNodeApiError(
+					this.context,
+					{
+						code: 'rate_limit_exceeded',
+						message: `The service's ${bucket} rate limit is used up for the next ${Math.ceil(delay / 1000)} s, longer than the ${Math.round(
+							this.policy.maxRateLimitWaitMs / 1000,
+						)} s this node waits`,
+						request_id: null,
+						resolution_url: null,
+						http_status: null,
+					},
+					itemIndex,
+				);
+			}
+			await pause(delay, signal);
 		}
 	}
 
@@ -182,17 +278,24 @@ export class TranscriptionServiceClient {
 		if (request.body !== undefined) {
 			headers['Content-Type'] = 'application/json';
 			options.body = JSON.stringify(request.body);
-		} else if (request.rawBody) {
+		}
+		const rawBody = request.body === undefined && request.rawBody ? await request.rawBody() : undefined;
+		if (rawBody !== undefined) {
 			headers['Content-Type'] = 'application/octet-stream';
 			if (request.contentLength !== undefined) headers['Content-Length'] = String(request.contentLength);
 			// n8n passes a stream through to axios, which pipes it; the declared type only lacks the stream variant.
-			options.body = (await request.rawBody()) as IHttpRequestOptions['body'];
+			options.body = rawBody as IHttpRequestOptions['body'];
 		}
-		return (await this.context.helpers.httpRequestWithAuthentication.call(
-			this.context,
-			CREDENTIAL_TYPE,
-			options,
-		)) as IN8nHttpFullResponse;
+		try {
+			return (await this.context.helpers.httpRequestWithAuthentication.call(
+				this.context,
+				CREDENTIAL_TYPE,
+				options,
+			)) as IN8nHttpFullResponse;
+		} finally {
+			// A stream the service stopped reading (error, reset) would otherwise keep its file open.
+			if (rawBody !== undefined && !Buffer.isBuffer(rawBody)) rawBody.destroy();
+		}
 	}
 }
 
@@ -204,7 +307,15 @@ function lowerCaseHeaders(raw: IDataObject | undefined): Record<string, string> 
 	return headers;
 }
 
-function toApiResponse<T>(response: IN8nHttpFullResponse, attempts: number): ApiResponse<T> {
+function fingerprint(secret: string): string {
+	return createHash('sha256').update(secret).digest('hex').slice(0, 16);
+}
+
+function toApiResponse<T>(
+	response: IN8nHttpFullResponse,
+	attempts: number,
+	unansweredAttempts: number,
+): ApiResponse<T> {
 	const headers = lowerCaseHeaders(response.headers);
 	const rawBody = toBuffer(response.body);
 	const isJson = /\bjson\b/i.test(headers['content-type'] ?? '');
@@ -216,7 +327,7 @@ function toApiResponse<T>(response: IN8nHttpFullResponse, attempts: number): Api
 			body = rawBody.toString('utf8');
 		}
 	}
-	return { status: response.statusCode, headers, body: body as T, rawBody, attempts };
+	return { status: response.statusCode, headers, body: body as T, rawBody, attempts, unansweredAttempts };
 }
 
 function toBuffer(body: unknown): Buffer {
@@ -252,22 +363,26 @@ export function apiErrorFromEnvelope(envelope: PublicAPIErrorEnvelope, status: n
 	};
 }
 
-function apiError(
-	context: RequestContext,
+/** The API error an answer carries, when it is an error envelope. */
+export function apiErrorOf(response: ApiResponse): ApiErrorFields | undefined {
+	return isErrorEnvelope(response.body) ? apiErrorFromEnvelope(response.body, response.status) : undefined;
+}
+
+/** The NodeApiError for an answer the caller accepted (acceptStatuses) but cannot use after all. */
+export function apiErrorFromResponse(
+	context: Pick<RequestContext, 'getNode'>,
 	response: ApiResponse,
-	itemIndex: number | undefined,
-	retryNote: string,
+	itemIndex?: number,
+	retryNote = '',
 ): NodeApiError {
-	const fields: ApiErrorFields = isErrorEnvelope(response.body)
-		? apiErrorFromEnvelope(response.body, response.status)
-		: {
+	const fields: ApiErrorFields = apiErrorOf(response) ?? {
 				code: `http_${response.status}`,
 				message: `The service answered HTTP ${response.status} without an error envelope`,
 				request_id: response.headers['x-request-id'] ?? null,
 				resolution_url: null,
 				http_status: response.status,
 			};
-	const attemptsNote = response.attempts > 1 ? ` (${response.attempts} attempts; ${retryNote})` : '';
+	const attemptsNote = response.attempts > 1 && retryNote ? ` (${response.attempts} attempts; ${retryNote})` : '';
 	return buildNodeApiError(context, fields, itemIndex, attemptsNote);
 }
 
@@ -308,7 +423,7 @@ function unreachableError(
 			code: 'network_error',
 			message: `Could not reach the Transcription Service at ${new URL(url).origin} after ${attempts} attempt${
 				attempts === 1 ? '' : 's'
-			}`,
+			}${detail ? ` (${detail})` : ''}`,
 			request_id: null,
 			resolution_url: null,
 			http_status: null,
@@ -323,4 +438,20 @@ export function apiErrorFieldsOf(error: unknown): ApiErrorFields | undefined {
 	const context = (error as { context?: IDataObject } | undefined)?.context;
 	const fields = context?.apiError as ApiErrorFields | undefined;
 	return fields && typeof fields.code === 'string' ? fields : undefined;
+}
+
+/**
+ * sleepWithAbort leaves its listener on the signal it is given; a wait of many polls would pile them up on the
+ * execution's signal, so each pause listens through a short-lived signal of its own.
+ */
+export async function pause(ms: number, signal: AbortSignal | undefined): Promise<void> {
+	if (!signal) return await sleep(ms);
+	const local = new AbortController();
+	const forward = () => local.abort();
+	signal.addEventListener('abort', forward, { once: true });
+	try {
+		await sleepWithAbort(ms, signal.aborted ? signal : local.signal);
+	} finally {
+		signal.removeEventListener('abort', forward);
+	}
 }

@@ -1,0 +1,86 @@
+import type { IDataObject, IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
+import { updateDisplayOptions } from 'n8n-workflow';
+
+import { artifactBinary, downloadArtifact, isTextFormat, type ArtifactChoice } from '../../helpers/artifact';
+import { safeFileName } from '../../helpers/binary';
+import type { TranscriptionServiceClient } from '../../transport';
+import { jobIdProperty } from './common';
+
+const properties: INodeProperties[] = [
+	jobIdProperty,
+	{
+		displayName: 'Format',
+		name: 'format',
+		type: 'options',
+		options: [
+			{ name: 'DOCX (Word)', value: 'docx' },
+			{ name: 'Job Default', value: 'job_default', description: 'The output format chosen when the job was created' },
+			{ name: 'PDF', value: 'pdf' },
+			{ name: 'SRT Subtitles', value: 'srt' },
+			{ name: 'TXT Plain Text', value: 'txt' },
+		],
+		default: 'job_default',
+	},
+	{
+		displayName: 'Put Output File in Field',
+		name: 'binaryPropertyName',
+		type: 'string',
+		required: true,
+		default: 'data',
+		hint: 'The name of the output binary field to put the file in',
+	},
+	{
+		displayName: 'Options',
+		name: 'options',
+		type: 'collection',
+		placeholder: 'Add Option',
+		default: {},
+		options: [
+			{
+				displayName: 'File Name',
+				name: 'fileName',
+				type: 'string',
+				default: '',
+				placeholder: 'e.g. interview.srt',
+				description: 'Name for the output file instead of the one the service gives (the uploaded file\'s name with the format\'s extension)',
+			},
+			{
+				displayName: 'Include Text',
+				name: 'includeText',
+				type: 'boolean',
+				default: false,
+				description: 'Whether to also put the transcript on the item\'s JSON as "text" (SRT and TXT only)',
+			},
+		],
+	},
+];
+
+export const description = updateDisplayOptions(
+	{ show: { resource: ['transcription'], operation: ['downloadArtifact'] } },
+	properties,
+);
+
+export async function execute(
+	this: IExecuteFunctions,
+	itemIndex: number,
+	client: TranscriptionServiceClient,
+): Promise<INodeExecutionData[]> {
+	const jobId = (this.getNodeParameter('jobId', itemIndex) as string).trim();
+	const choice = this.getNodeParameter('format', itemIndex) as ArtifactChoice;
+	const propertyName = this.getNodeParameter('binaryPropertyName', itemIndex) as string;
+	const options = this.getNodeParameter('options', itemIndex, {}) as IDataObject;
+
+	const artifact = await downloadArtifact(this, client, jobId, choice, itemIndex);
+	if (typeof options.fileName === 'string' && options.fileName.trim() !== '') {
+		artifact.fileName = safeFileName(options.fileName.trim());
+	}
+	const json: IDataObject = {
+		job_id: jobId,
+		format: artifact.format ?? null,
+		file_name: artifact.fileName,
+		mime_type: artifact.mimeType,
+		size_bytes: artifact.bytes.length,
+	};
+	if (options.includeText === true && isTextFormat(artifact.format)) json.text = artifact.bytes.toString('utf8');
+	return [{ json, binary: { [propertyName]: await artifactBinary(this, artifact) } }];
+}

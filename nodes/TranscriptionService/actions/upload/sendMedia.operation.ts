@@ -1,0 +1,90 @@
+import type { IDataObject, IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
+import { NodeOperationError, updateDisplayOptions } from 'n8n-workflow';
+
+import { inputMedia } from '../../helpers/binary';
+import { uploadIdFrom, uploadMedia } from '../../helpers/upload';
+import type { TranscriptionServiceClient } from '../../transport';
+
+const properties: INodeProperties[] = [
+	{
+		displayName: 'Upload',
+		name: 'upload',
+		type: 'string',
+		required: true,
+		default: '={{ $json.upload_id }}',
+		placeholder: 'e.g. upl_123 or /api/v1/uploads/upl_123/binary',
+		description: 'The upload_id of the slot, or its upload_url. By default taken from a preceding Create Slot.',
+	},
+	{
+		displayName: 'Input Binary Field',
+		name: 'binaryPropertyName',
+		type: 'string',
+		required: true,
+		default: 'data',
+		description: 'The name of the input binary field containing the file to be uploaded',
+	},
+	{
+		displayName: 'Options',
+		name: 'options',
+		type: 'collection',
+		placeholder: 'Add Option',
+		default: {},
+		options: [
+			{
+				displayName: 'Declared Size (Bytes)',
+				name: 'declaredSize',
+				type: 'number',
+				typeOptions: { minValue: 1 },
+				default: 1,
+				description:
+					'The size_bytes given when the slot was created. A file of another size is refused before any byte is sent. When not set, the size_bytes of an input item that came from Create Slot for this upload is used.',
+			},
+		],
+	},
+];
+
+export const description = updateDisplayOptions(
+	{ show: { resource: ['upload'], operation: ['sendMedia'] } },
+	properties,
+);
+
+export async function execute(
+	this: IExecuteFunctions,
+	itemIndex: number,
+	client: TranscriptionServiceClient,
+): Promise<INodeExecutionData[]> {
+	const uploadId = uploadIdFrom(String(this.getNodeParameter('upload', itemIndex) ?? ''));
+	if (uploadId === '') {
+		throw new NodeOperationError(this.getNode(), 'The parameter "Upload" is empty', {
+			itemIndex,
+			description: 'Set it to the upload_id (or upload_url) that Create Slot returned.',
+		});
+	}
+	const propertyName = this.getNodeParameter('binaryPropertyName', itemIndex) as string;
+	const options = this.getNodeParameter('options', itemIndex, {}) as IDataObject;
+	const media = await inputMedia(this, itemIndex, propertyName);
+
+	const declaredSize = declaredSizeOf(options, this.getInputData()[itemIndex].json, uploadId);
+	if (declaredSize !== undefined && declaredSize !== media.sizeBytes) {
+		const error = new NodeOperationError(
+			this.getNode(),
+			`The file in "${propertyName}" is ${media.sizeBytes} bytes but the slot was declared with ${declaredSize} bytes`,
+			{
+				itemIndex,
+				description:
+					'The service stores a slot\'s bytes only when their count equals the declared size_bytes. Nothing was sent: create a new slot with the file\'s size (Create Slot → From Input Binary does that).',
+			},
+		);
+		Object.assign(error.context, { code: 'upload_size_mismatch', upload_id: uploadId });
+		throw error;
+	}
+
+	const result = await uploadMedia(this, client, uploadId, media, itemIndex);
+	return [{ json: { upload_id: uploadId, ...result } }];
+}
+
+function declaredSizeOf(options: IDataObject, itemJson: IDataObject, uploadId: string): number | undefined {
+	if (typeof options.declaredSize === 'number') return options.declaredSize;
+	if (itemJson.upload_id === uploadId && typeof itemJson.size_bytes === 'number') return itemJson.size_bytes;
+	return undefined;
+}

@@ -1,0 +1,44 @@
+import type { IDataObject, IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
+import { updateDisplayOptions } from 'n8n-workflow';
+
+import { WEBHOOK_EVENT_TYPES, type PublicWebhookTestResponse } from '../../../../src/api';
+import type { TranscriptionServiceClient } from '../../transport';
+
+const properties: INodeProperties[] = [
+	{
+		displayName: 'Webhook URL',
+		name: 'webhookUrl',
+		type: 'string',
+		required: true,
+		default: '',
+		placeholder: 'https://example.com/webhook/transcription',
+		description: 'Public HTTPS address (port 443) that should receive the signed test event',
+	},
+	{
+		displayName: 'Event Type',
+		name: 'eventType',
+		type: 'options',
+		options: WEBHOOK_EVENT_TYPES.map((event) => ({ name: event, value: event })),
+		default: 'transcription.completed',
+		description: 'The event type placed in the signed test payload',
+	},
+];
+
+export const description = updateDisplayOptions(
+	{ show: { resource: ['webhook'], operation: ['sendTestEvent'] } },
+	properties,
+);
+
+export async function execute(
+	this: IExecuteFunctions,
+	itemIndex: number,
+	client: TranscriptionServiceClient,
+): Promise<INodeExecutionData[]> {
+	const body: IDataObject = {
+		webhook_url: (this.getNodeParameter('webhookUrl', itemIndex) as string).trim(),
+		event_type: this.getNodeParameter('eventType', itemIndex) as string,
+	};
+	const response = await client.request<PublicWebhookTestResponse>({ operation: 'testWebhook', body, itemIndex });
+	// A target that refused the event is a finding, not a node failure: `delivered`, `status_code` and `error` say why.
+	return [{ json: { ...response.body } }];
+}

@@ -1,0 +1,103 @@
+// Creating a job (spec 4.4), shared by Transcription → Create and Transcribe and Download.
+import type { IDataObject, INodeProperties } from 'n8n-workflow';
+
+import {
+	TRANSCRIPTION_CREATE_FIELDS,
+	type PublicTranscriptionCreateRequest,
+	type PublicTranscriptionCreateResponse,
+} from '../../../src/api';
+import type { TranscriptionServiceClient } from '../transport';
+
+/** The optional fields of the create request, named as the API names them; only those the user adds are sent. */
+export const transcriptionOptionsProperty: INodeProperties = {
+	displayName: 'Additional Fields',
+	name: 'additionalFields',
+	type: 'collection',
+	placeholder: 'Add Field',
+	default: {},
+	options: [
+		{
+			displayName: 'Model Tier',
+			name: 'model_tier',
+			type: 'options',
+			options: [
+				{ name: 'Fast Low Cost', value: 'fast_low_cost', description: 'Quicker and cheaper' },
+				{
+					name: 'Premium Quality',
+					value: 'premium_quality',
+					description: 'Best accuracy; needs a Basic plan or higher and costs twice the output format',
+				},
+				{ name: 'Standard', value: 'standard' },
+			],
+			default: 'standard',
+		},
+		{
+			displayName: 'Output Format',
+			name: 'output_format',
+			type: 'options',
+			options: [
+				{ name: 'Plain Text', value: 'plain_text' },
+				{ name: 'SRT Subtitles', value: 'srt' },
+			],
+			default: 'srt',
+			description: 'The format the job\'s default artifact is downloaded in',
+		},
+		{
+			displayName: 'Translate to Hebrew',
+			name: 'translate_to_hebrew',
+			type: 'boolean',
+			default: false,
+			description: 'Whether to translate non-Hebrew speech into Hebrew. The language itself is detected automatically.',
+		},
+		{
+			displayName: 'User Prompt',
+			name: 'user_prompt',
+			type: 'string',
+			typeOptions: { rows: 3 },
+			default: '',
+			placeholder: 'e.g. Speakers: Dana Levi, Amir Cohen. Terms: n8n, Kubernetes.',
+			description: 'Vocabulary or guidance for the transcription, such as names and terms that occur in the media',
+		},
+		{
+			displayName: 'Webhook URL',
+			name: 'webhook_url',
+			type: 'string',
+			default: '',
+			placeholder: 'https://example.com/webhook/transcription',
+			description:
+				'Public HTTPS URL that receives a signed event when the job completes or fails, e.g. the production URL of a Transcription Service Trigger',
+		},
+	],
+};
+
+export function createRequest(uploadId: string, additionalFields: IDataObject): PublicTranscriptionCreateRequest {
+	const request: IDataObject = { upload_id: uploadId };
+	for (const field of TRANSCRIPTION_CREATE_FIELDS) {
+		if (field === 'upload_id') continue;
+		const value = additionalFields[field];
+		// An emptied text field means "not set"; the API rejects fields it does not know, so nothing else goes in.
+		if (value === undefined || value === '') continue;
+		request[field] = value;
+	}
+	return request as unknown as PublicTranscriptionCreateRequest;
+}
+
+export interface CreatedTranscription extends PublicTranscriptionCreateResponse {
+	/** 202 for live keys (queued), 200 for test keys (completed at once). */
+	http_status: number;
+}
+
+export async function createTranscription(
+	client: TranscriptionServiceClient,
+	request: PublicTranscriptionCreateRequest,
+	idempotencyKey: string,
+	itemIndex: number,
+): Promise<CreatedTranscription> {
+	const response = await client.request<PublicTranscriptionCreateResponse>({
+		operation: 'createTranscription',
+		body: { ...request },
+		idempotencyKey,
+		itemIndex,
+	});
+	return { ...response.body, http_status: response.status };
+}

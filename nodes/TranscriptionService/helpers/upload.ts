@@ -1,0 +1,62 @@
+// Upload slot and media transfer (spec 4.2, 4.3), shared by Upload → Create Slot / Send Media and Transcribe and Download.
+import type { IExecuteFunctions } from 'n8n-workflow';
+
+import type {
+	PublicUploadBinaryResponse,
+	PublicUploadCreateRequest,
+	PublicUploadCreateResponse,
+} from '../../../src/api';
+import { apiErrorOf, apiErrorFromResponse, type TranscriptionServiceClient } from '../transport';
+import type { InputMedia } from './binary';
+
+export async function createUploadSlot(
+	client: TranscriptionServiceClient,
+	request: PublicUploadCreateRequest,
+	idempotencyKey: string,
+	itemIndex: number,
+): Promise<PublicUploadCreateResponse> {
+	const response = await client.request<PublicUploadCreateResponse>({
+		operation: 'createUpload',
+		body: { ...request },
+		idempotencyKey,
+		itemIndex,
+	});
+	return response.body;
+}
+
+export interface UploadResult extends PublicUploadBinaryResponse {
+	/** An earlier attempt stored the bytes but its answer was lost. */
+	already_stored?: boolean;
+}
+
+/**
+ * PUT …/binary with the media streamed and an exact Content-Length. A slot takes bytes once, so a retry after a lost
+ * answer meets 409 upload_not_available: that means our earlier attempt stored them.
+ */
+export async function uploadMedia(
+	context: IExecuteFunctions,
+	client: TranscriptionServiceClient,
+	uploadId: string,
+	media: InputMedia,
+	itemIndex: number,
+): Promise<UploadResult> {
+	const response = await client.request<PublicUploadBinaryResponse>({
+		operation: 'uploadBinary',
+		pathParams: { upload_id: uploadId },
+		rawBody: media.body,
+		contentLength: media.sizeBytes,
+		acceptStatuses: [409],
+		itemIndex,
+	});
+	if (response.status !== 409) return response.body;
+	const bytesStored = apiErrorOf(response)?.code === 'upload_not_available' && response.unansweredAttempts > 0;
+	if (!bytesStored) throw apiErrorFromResponse(context, response, itemIndex);
+	return { ok: true, bytes_received: media.sizeBytes, already_stored: true };
+}
+
+/** Send Media takes the upload_id or the slot's upload_url ("/api/v1/uploads/{upload_id}/binary", relative or absolute). */
+export function uploadIdFrom(reference: string): string {
+	const trimmed = reference.trim();
+	const match = /\/uploads\/([^/?#]+)\/binary\/?(?:[?#].*)?$/.exec(trimmed);
+	return match ? decodeURIComponent(match[1]) : trimmed;
+}
