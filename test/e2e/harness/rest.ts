@@ -1,0 +1,155 @@
+// n8n's HTTP surfaces as the e2e suite uses them: owner setup and login (internal REST API, cookie),
+// an API key, then the public API (workflows, executions) and the binary-data endpoint.
+
+export const OWNER = {
+	email: 'owner@example.com',
+	firstName: 'Transcription',
+	lastName: 'Tester',
+	password: 'E2e-Owner-Passw0rd',
+};
+
+// n8n ties the auth cookie to a browser id on some endpoints; one fixed id keeps every call consistent.
+const BROWSER_ID = 'tss-e2e-harness';
+
+export interface ExecutionSummary {
+	id: string;
+	workflowId: string;
+	status: string;
+	mode: string;
+	finished: boolean;
+	startedAt: string;
+	stoppedAt: string | null;
+}
+
+export interface BinaryReference {
+	id?: string;
+	data?: string;
+	fileName?: string;
+	mimeType: string;
+	fileSize?: string;
+	fileExtension?: string;
+}
+
+export interface ExecutionItem {
+	json: Record<string, unknown>;
+	binary?: Record<string, BinaryReference>;
+}
+
+export interface NodeRun {
+	error?: { message?: string; description?: string };
+	data?: { main?: Array<ExecutionItem[] | null> };
+}
+
+export interface ExecutionWithData extends ExecutionSummary {
+	data: {
+		resultData: {
+			runData: Record<string, NodeRun[]>;
+			error?: { message?: string };
+			lastNodeExecuted?: string;
+		};
+	};
+}
+
+export class N8nApi {
+	private cookie = '';
+	private apiKey = '';
+
+	constructor(readonly baseUrl: string) {}
+
+	/** A client for a session another process signed in. */
+	static fromSession(baseUrl: string, session: { cookie: string; apiKey: string }): N8nApi {
+		const api = new N8nApi(baseUrl);
+		api.cookie = session.cookie;
+		api.apiKey = session.apiKey;
+		return api;
+	}
+
+	get session(): { cookie: string; apiKey: string } {
+		return { cookie: this.cookie, apiKey: this.apiKey };
+	}
+
+	private async request(
+		method: string,
+		path: string,
+		options: { body?: unknown; auth?: 'cookie' | 'apiKey' | 'none' } = {},
+	): Promise<Response> {
+		const headers: Record<string, string> = { 'browser-id': BROWSER_ID };
+		if (options.body !== undefined) headers['content-type'] = 'application/json';
+		if (options.auth === 'cookie' || options.auth === undefined) headers.cookie = this.cookie;
+		if (options.auth === 'apiKey') headers['x-n8n-api-key'] = this.apiKey;
+		return await fetch(`${this.baseUrl}${path}`, {
+			method,
+			headers,
+			body: options.body === undefined ? undefined : JSON.stringify(options.body),
+		});
+	}
+
+	private async json<T>(method: string, path: string, options: Parameters<N8nApi['request']>[2] = {}): Promise<T> {
+		const response = await this.request(method, path, options);
+		const text = await response.text();
+		if (!response.ok) throw new Error(`${method} ${path} → ${response.status}: ${text.slice(0, 1000)}`);
+		return JSON.parse(text) as T;
+	}
+
+	/** Owner setup, login and an API key with every scope the owner may grant. */
+	async signIn(): Promise<void> {
+		const settings = await this.json<{ data: { userManagement?: { showSetupOnFirstLoad?: boolean } } }>(
+			'GET',
+			'/rest/settings',
+			{ auth: 'none' },
+		);
+		if (settings.data.userManagement?.showSetupOnFirstLoad !== false) {
+			await this.json('POST', '/rest/owner/setup', { body: OWNER, auth: 'none' });
+		}
+		const login = await this.request('POST', '/rest/login', {
+			body: { emailOrLdapLoginId: OWNER.email, password: OWNER.password },
+			auth: 'none',
+		});
+		if (!login.ok) throw new Error(`login → ${login.status}: ${await login.text()}`);
+		const authCookie = login.headers.getSetCookie().find((cookie) => cookie.startsWith('n8n-auth='));
+		if (!authCookie) throw new Error('login set no n8n-auth cookie');
+		this.cookie = authCookie.split(';')[0];
+
+		const scopes = await this.json<{ data: string[] }>('GET', '/rest/api-keys/scopes');
+		const created = await this.json<{ data: { rawApiKey: string } }>('POST', '/rest/api-keys', {
+			body: { label: `e2e ${Date.now()}`, scopes: scopes.data, expiresAt: null },
+		});
+		this.apiKey = created.data.rawApiKey;
+	}
+
+	async activateWorkflow(workflowId: string): Promise<void> {
+		await this.json('POST', `/api/v1/workflows/${workflowId}/activate`, { auth: 'apiKey' });
+	}
+
+	async executions(workflowId: string): Promise<ExecutionSummary[]> {
+		const page = await this.json<{ data: ExecutionSummary[] }>(
+			'GET',
+			`/api/v1/executions?workflowId=${encodeURIComponent(workflowId)}&limit=250`,
+			{ auth: 'apiKey' },
+		);
+		return page.data;
+	}
+
+	async execution(executionId: string): Promise<ExecutionWithData> {
+		return await this.json<ExecutionWithData>('GET', `/api/v1/executions/${executionId}?includeData=true`, {
+			auth: 'apiKey',
+		});
+	}
+
+	/** Bytes of a binary an execution stored (filesystem mode), through the editor's own download endpoint. */
+	async binaryData(binary: BinaryReference): Promise<Buffer> {
+		if (!binary.id) return Buffer.from(binary.data ?? '', 'base64');
+		const query = new URLSearchParams({ id: binary.id, action: 'download' });
+		const response = await this.request('GET', `/rest/binary-data?${query.toString()}`);
+		if (!response.ok) throw new Error(`binary-data ${binary.id} → ${response.status}: ${await response.text()}`);
+		return Buffer.from(await response.arrayBuffer());
+	}
+
+	/** The node types the editor loads (community packages and their `…Tool` variants included). */
+	async nodeTypeNames(): Promise<string[]> {
+		const response = await this.request('GET', '/types/nodes.json');
+		if (!response.ok) throw new Error(`/types/nodes.json → ${response.status}`);
+		const types = (await response.json()) as Array<{ name: string }>;
+		return types.map((type) => type.name);
+	}
+}

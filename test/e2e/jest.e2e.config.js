@@ -1,0 +1,20 @@
+// The real-n8n suite: one n8n per jest run (E2E_N8N_VERSION), suites in band. Run it through
+// `npm run test:e2e`, which installs n8n, builds the pack and runs the version matrix.
+const path = require('node:path');
+
+/** @type {import('jest').Config} */
+module.exports = {
+	testEnvironment: 'node',
+	rootDir: path.resolve(__dirname, '../..'),
+	roots: ['<rootDir>/test/e2e'],
+	testMatch: ['**/*.e2e.test.ts'],
+	testPathIgnorePatterns: ['/node_modules/', '/test/e2e/n8n-'],
+	modulePathIgnorePatterns: ['<rootDir>/test/e2e/n8n-', '<rootDir>/test/e2e/.work/'],
+	transform: {
+		'^.+\\.ts$': ['ts-jest', { tsconfig: 'tsconfig.test.json' }],
+	},
+	globalSetup: '<rootDir>/test/e2e/global-setup.ts',
+	globalTeardown: '<rootDir>/test/e2e/global-teardown.ts',
+	testTimeout: 300000,
+	maxWorkers: 1,
+};
