@@ -2,23 +2,12 @@
 
 import { request } from 'undici';
 import type { PublicTranscriptionResponse } from '../src/api';
+import type { CreateKeyRequest } from './admin-routes';
 import type { FaultConfig } from './faults';
 import type { RateLimitConfig } from './rate-limit';
 import type { KeyMode, KeyScope } from './seed';
 import type { JobRequest, UploadState } from './store';
 import type { WebhookDeliveryRecord } from './webhooks';
-
-export interface CreateKeyRequest {
-	mode?: KeyMode;
-	scope?: KeyScope;
-	tier?: string;
-	api_access?: boolean;
-	/** Adds the key to this account (created if missing). */
-	account_id?: string;
-	/** A key whose account does not exist (401 invalid_api_key_user). */
-	orphan?: boolean;
-	wallet_balance?: number;
-}
 
 export interface CreatedKey {
 	key: string;

@@ -18,6 +18,19 @@ import type { Account } from './store';
 import { initialWallet } from './store';
 import { isLoopbackAddress } from './webhooks';
 
+/** Body of POST /_sandbox/keys. */
+export interface CreateKeyRequest {
+	mode?: KeyMode;
+	scope?: KeyScope;
+	tier?: string;
+	api_access?: boolean;
+	/** Adds the key to this account (created if missing). */
+	account_id?: string;
+	/** A key whose account does not exist (401 invalid_api_key_user). */
+	orphan?: boolean;
+	wallet_balance?: number;
+}
+
 export const ADMIN_PREFIX = '/_sandbox';
 
 const probability = { type: 'number', minimum: 0, maximum: 1 };
@@ -128,15 +141,7 @@ export function registerAdminRoutes(app: FastifyInstance, context: SandboxContex
 			});
 
 			admin.post('/keys', async (request, reply) => {
-				const body = await adminBody<{
-					mode?: KeyMode;
-					scope?: KeyScope;
-					tier?: string;
-					api_access?: boolean;
-					account_id?: string;
-					orphan?: boolean;
-					wallet_balance?: number;
-				}>(request, 'createKey');
+				const body = await adminBody<CreateKeyRequest>(request, 'createKey');
 				const mode = body.mode ?? 'live';
 				const scope = body.scope ?? 'full_access';
 				const accountId = body.account_id ?? randomId('acct');

@@ -250,6 +250,7 @@ export function registerApiRoutes(app: FastifyInstance, context: SandboxContext)
 			secret: auth.account.signing_secret,
 			eventType: input.event_type ?? 'transcription.completed',
 			baseUrl: context.baseUrl,
+			pathPrefix: context.pathPrefix,
 		});
 		return { status: 200, body: result };
 	});

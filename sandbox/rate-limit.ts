@@ -74,11 +74,6 @@ export class RateLimiter {
 		return this.stateOf(entry, limit);
 	}
 
-	/** The current numbers without counting a request (used by injected 429s). */
-	peek(accountId: string, bucket: RateLimitBucket, tier: string): RateLimitState {
-		return this.stateOf(this.currentWindow(accountId, bucket), this.limitFor(bucket, tier));
-	}
-
 	private currentWindow(accountId: string, bucket: RateLimitBucket): { windowStart: number; used: number } {
 		const window = this.config.windowSeconds;
 		const windowStart = Math.floor(this.clock.nowSeconds() / window) * window;

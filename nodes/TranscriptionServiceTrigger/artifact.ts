@@ -3,8 +3,9 @@
 
 import type { IBinaryData, IDataObject, IWebhookFunctions } from 'n8n-workflow';
 
-import { ARTIFACT_MEDIA_TYPES, parseContentDisposition, type ArtifactFormat } from '../../src/artifacts';
+import type { ArtifactFormat } from '../../src/artifacts';
 import { DEFAULT_RETRY_POLICY } from '../../src/client';
+import { artifactBinary, downloadArtifact as fetchArtifact } from '../TranscriptionService/helpers/artifact';
 import { apiErrorFieldsOf, TranscriptionServiceClient } from '../TranscriptionService/transport';
 
 // The workflow waits for this download; a shorter retry budget than the action node's keeps it from stalling.
@@ -23,15 +24,8 @@ export async function downloadArtifact(
 ): Promise<ArtifactResult> {
 	try {
 		const client = new TranscriptionServiceClient(context, ARTIFACT_RETRY_POLICY);
-		const response = await client.request({
-			operation: 'getTranscriptionArtifactByExtension',
-			pathParams: { job_id: jobId, path_format: format },
-			headers: { Accept: ARTIFACT_MEDIA_TYPES[format] },
-		});
-		const fileName = parseContentDisposition(response.headers['content-disposition']).filename ?? `${jobId}.${format}`;
-		const mimeType = response.headers['content-type'] ?? ARTIFACT_MEDIA_TYPES[format];
-		const binary = await context.helpers.prepareBinaryData(response.rawBody, fileName, mimeType);
-		return { ok: true, binary };
+		const artifact = await fetchArtifact(context, client, jobId, format);
+		return { ok: true, binary: await artifactBinary(context, artifact) };
 	} catch (error) {
 		const apiError = apiErrorFieldsOf(error);
 		if (apiError) return { ok: false, error: { ...apiError } as IDataObject };

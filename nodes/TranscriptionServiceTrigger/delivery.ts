@@ -29,8 +29,8 @@ export type RejectReason =
 	| 'invalid_event'
 	| 'event_header_mismatch';
 
-export const IGNORED_NOT_SELECTED = 'event not selected';
-export const IGNORED_DUPLICATE = 'duplicate event_id';
+const IGNORED_NOT_SELECTED = 'event not selected';
+const IGNORED_DUPLICATE = 'duplicate event_id';
 
 export interface DeliverySettings {
 	/** X-Service-Event values to start the workflow for (`webhook.test` for test deliveries). */

@@ -9,14 +9,9 @@ export const TRANSCRIPTION_STATUSES = [
 	'failed',
 	'cancelled',
 ] as const;
-export type KnownTranscriptionStatus = (typeof TRANSCRIPTION_STATUSES)[number];
 
-export const TERMINAL_STATUSES: ReadonlySet<string> = new Set(['completed', 'failed', 'cancelled']);
+const TERMINAL_STATUSES: ReadonlySet<string> = new Set(['completed', 'failed', 'cancelled']);
 
 export function isTerminalStatus(status: string): boolean {
 	return TERMINAL_STATUSES.has(status.toLowerCase());
-}
-
-export function isKnownStatus(status: string): status is KnownTranscriptionStatus {
-	return (TRANSCRIPTION_STATUSES as readonly string[]).includes(status);
 }

@@ -1,4 +1,7 @@
 // Upload → Create Slot (createUpload) and Upload → Send Media (uploadBinary) inside n8n's engine.
+import { Container } from '@n8n/di';
+import { unlink } from 'node:fs/promises';
+import { BinaryDataService } from 'n8n-core';
 import { SandboxAdmin } from '../../sandbox/admin-client';
 import { startSandbox, type RunningSandbox } from '../../sandbox/server';
 import { makeWav } from '../fixtures/media';
@@ -176,6 +179,17 @@ describe('Upload → Send Media (uploadBinary)', () => {
 		const error = nodeError(result);
 		expect(error.message).toBe(`The file in "data" is ${wav.length} bytes but the slot was declared with 100 bytes`);
 		expect(error.code).toBe('upload_size_mismatch');
+		expect(proxy.exchanges.filter((exchange) => exchange.method === 'PUT')).toHaveLength(0);
+	});
+
+	test('an input binary that can no longer be read is a local error naming it, not a network failure', async () => {
+		const slot = await slotFor(wav.length);
+		const input = await wavItem();
+		await unlink(Container.get(BinaryDataService).getPath(String(input.binary?.data.id)));
+		const result = await runWorkflow({ nodes: [sendMedia({ upload: slot.upload_id })], credentials, input: [input] });
+		const error = nodeError(result);
+		expect(error.message).toBe('Could not read the input binary to upload: File not found');
+		expect(error.code).not.toBe('network_error');
 		expect(proxy.exchanges.filter((exchange) => exchange.method === 'PUT')).toHaveLength(0);
 	});
 

@@ -59,7 +59,8 @@ export function loadPackage(): Promise<LazyPackageDirectoryLoader> {
 	return loaderPromise;
 }
 
-class PackageNodeTypes implements INodeTypes {
+/** n8n's NodeTypes over the loaded package; types may be given with or without the package name. */
+export class PackageNodeTypes implements INodeTypes {
 	constructor(private readonly loader: LazyPackageDirectoryLoader) {}
 
 	getByName(type: string): INodeType | IVersionedNodeType {
@@ -80,7 +81,7 @@ function shortName(type: string): string {
 }
 
 /** Hands out fixture credentials and applies the credential type's own `authenticate`. */
-class FixtureCredentialsHelper extends ICredentialsHelper {
+export class FixtureCredentialsHelper extends ICredentialsHelper {
 	constructor(
 		private readonly loader: LazyPackageDirectoryLoader,
 		private readonly credentials: Record<string, ICredentialDataDecryptedObject>,
@@ -158,6 +159,18 @@ export interface TestCredentials {
 	pathPrefix?: string;
 }
 
+/** The decrypted credential n8n would hand the nodes: the test's fields over the credential's defaults. */
+export function fixtureCredentials(credentials: TestCredentials): Record<string, ICredentialDataDecryptedObject> {
+	return {
+		[CREDENTIAL_TYPE]: {
+			pathPrefix: '/api/v1',
+			signingSecret: '',
+			previousSigningSecret: '',
+			...credentials,
+		} as unknown as ICredentialDataDecryptedObject,
+	};
+}
+
 export interface RunOptions {
 	/** The node under test (or several, connected in order). */
 	nodes: Array<Omit<INode, 'id' | 'typeVersion' | 'position'> & Partial<Pick<INode, 'typeVersion'>>>;
@@ -225,19 +238,10 @@ export async function runWorkflow(options: RunOptions): Promise<RunResult> {
 	const finished = createDeferredPromise<IRun>();
 	hooks.addHandler('workflowExecuteAfter', (run) => finished.resolve(run));
 
-	const credentials: Record<string, ICredentialDataDecryptedObject> = {};
-	if (options.credentials) {
-		credentials[CREDENTIAL_TYPE] = {
-			pathPrefix: '/api/v1',
-			signingSecret: '',
-			previousSigningSecret: '',
-			...options.credentials,
-		} as unknown as ICredentialDataDecryptedObject;
-	}
 	const additionalData = {
 		executionId,
 		hooks,
-		credentialsHelper: new FixtureCredentialsHelper(loader, credentials),
+		credentialsHelper: new FixtureCredentialsHelper(loader, options.credentials ? fixtureCredentials(options.credentials) : {}),
 		currentNodeParameters: undefined,
 		restApiUrl: 'http://127.0.0.1:5678/rest',
 		instanceBaseUrl: 'http://127.0.0.1:5678/',

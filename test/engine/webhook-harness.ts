@@ -10,28 +10,26 @@ import path from 'node:path';
 import express, { type Request, type Response } from 'express';
 import { HookContext, parseIncomingMessage, WebhookContext, type LazyPackageDirectoryLoader } from 'n8n-core';
 import type {
-	ICredentialDataDecryptedObject,
 	IDataObject,
-	IHttpRequestOptions,
 	INode,
 	INodeExecutionData,
 	INodeParameters,
 	INodeType,
-	INodeTypes,
-	IVersionedNodeType,
 	IWebhookData,
 	IWebhookResponseData,
 	IWorkflowExecuteAdditionalData,
 	WorkflowExecuteMode,
 } from 'n8n-workflow';
-import { ICredentialsHelper, NodeHelpers, Workflow } from 'n8n-workflow';
+import { NodeHelpers, Workflow } from 'n8n-workflow';
 
 import {
 	CREDENTIAL_TYPE,
+	FixtureCredentialsHelper,
+	fixtureCredentials,
 	initBinaryData,
 	loadPackage,
 	nodeType,
-	PACKAGE_NAME,
+	PackageNodeTypes,
 	runWorkflow,
 	type TestCredentials,
 } from './harness';
@@ -304,14 +302,8 @@ export class TriggerUnderTest {
 	}
 
 	private additionalData(): IWorkflowExecuteAdditionalData {
-		const credentials: ICredentialDataDecryptedObject = {
-			pathPrefix: '/api/v1',
-			signingSecret: '',
-			previousSigningSecret: '',
-			...this.setup.credentials,
-		};
 		return {
-			credentialsHelper: new FixtureCredentialsHelper(this.loader, credentials),
+			credentialsHelper: new FixtureCredentialsHelper(this.loader, fixtureCredentials(this.setup.credentials)),
 			restApiUrl: `${this.origin}/rest`,
 			instanceBaseUrl: `${this.origin}/`,
 			formWaitingBaseUrl: `${this.origin}/form-waiting`,
@@ -356,66 +348,4 @@ async function parseBody(req: Request): Promise<void> {
 	if (!req.rawBody?.length) return;
 	if (req.contentType === 'application/json') req.body = JSON.parse(req.rawBody.toString(req.encoding));
 	else if (req.contentType === 'text/plain') req.body = req.rawBody.toString(req.encoding);
-}
-
-// ---- n8n's node types and credentials, over the built package ----
-
-class PackageNodeTypes implements INodeTypes {
-	constructor(private readonly loader: LazyPackageDirectoryLoader) {}
-
-	getByName(type: string): INodeType | IVersionedNodeType {
-		return this.loader.getNode(type.slice(PACKAGE_NAME.length + 1)).type;
-	}
-
-	getByNameAndVersion(type: string, version?: number): INodeType {
-		return NodeHelpers.getVersionedNodeType(this.getByName(type), version);
-	}
-
-	getKnownTypes() {
-		return {};
-	}
-}
-
-/** Hands out the fixture credential and applies the credential type's own `authenticate`. */
-class FixtureCredentialsHelper extends ICredentialsHelper {
-	constructor(
-		private readonly loader: LazyPackageDirectoryLoader,
-		private readonly credentials: ICredentialDataDecryptedObject,
-	) {
-		super();
-	}
-
-	getParentTypes(): string[] {
-		return [];
-	}
-
-	async authenticate(
-		credentials: ICredentialDataDecryptedObject,
-		typeName: string,
-		requestOptions: IHttpRequestOptions,
-	): Promise<IHttpRequestOptions> {
-		const { authenticate } = this.loader.getCredential(typeName).type;
-		if (typeof authenticate === 'function') return await authenticate(credentials, requestOptions);
-		return requestOptions;
-	}
-
-	async preAuthentication(): Promise<undefined> {
-		return undefined;
-	}
-
-	async getCredentials(): Promise<never> {
-		throw new Error('Encrypted credentials are not used in engine tests');
-	}
-
-	async getDecrypted(): Promise<ICredentialDataDecryptedObject> {
-		return { ...this.credentials };
-	}
-
-	async updateCredentials(): Promise<void> {}
-
-	async updateCredentialsOauthTokenData(): Promise<void> {}
-
-	getCredentialsProperties() {
-		return this.loader.getCredential(CREDENTIAL_TYPE).type.properties;
-	}
 }

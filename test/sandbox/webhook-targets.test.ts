@@ -8,6 +8,7 @@ import { api, expectError, expectRateLimitHeaders, startReceiver, uploadMedia, u
 
 const strict = useSandbox();
 const local = useSandbox({ allowLocalWebhooks: true });
+const customPrefix = useSandbox({ allowLocalWebhooks: true, pathPrefix: '/custom/v1' });
 
 describe('createTranscription webhook_url (4.4)', () => {
 	test.each([
@@ -70,6 +71,25 @@ describe('testWebhook: POST /webhooks/test (4.9)', () => {
 			expect(hook.headers['x-service-event']).toBe('webhook.test');
 			const body = JSON.parse(hook.body) as PublicWebhookTestDelivery;
 			expect(body).toMatchObject({ event: 'transcription.failed', event_id: result.event_id, status: 'completed', test_mode: true });
+		} finally {
+			await receiver.close();
+		}
+	});
+
+	test('a deployment with a custom path prefix puts it in the synthetic links too', async () => {
+		const receiver = await startReceiver();
+		try {
+			const response = await api(customPrefix.baseUrl, {
+				path: '/custom/v1/webhooks/test',
+				key: customPrefix.sandbox.keys.premium_live.key,
+				json: { webhook_url: receiver.url },
+			});
+			expect(response.status).toBe(200);
+			const body = JSON.parse(receiver.received[0].body) as PublicWebhookTestDelivery;
+			expect(body.links).toEqual({
+				self: `${customPrefix.baseUrl}/custom/v1/transcriptions/${body.job_id}`,
+				artifact: `${customPrefix.baseUrl}/custom/v1/transcriptions/${body.job_id}/artifact`,
+			});
 		} finally {
 			await receiver.close();
 		}

@@ -1,5 +1,6 @@
 // Artifact download (spec 4.7, 4.8): the bytes, their media type and the UTF-8 file name of Content-Disposition.
-import type { IBinaryData, IExecuteFunctions } from 'n8n-workflow';
+// Shared by the action node and the trigger's Download Artifact option.
+import type { BinaryHelperFunctions, IBinaryData, INode } from 'n8n-workflow';
 
 import { isTerminalStatus } from '../../../src/api';
 import {
@@ -11,6 +12,12 @@ import {
 } from '../../../src/artifacts';
 import { apiErrorFieldsOf, buildNodeApiError, type TranscriptionServiceClient } from '../transport';
 import { safeFileName } from './binary';
+
+/** What a download needs of an n8n context (the action's execute, the trigger's webhook). */
+export interface ArtifactContext {
+	getNode(): INode;
+	helpers: Pick<BinaryHelperFunctions, 'prepareBinaryData'>;
+}
 
 /** 'job_default' leaves the choice to the job's output_format. */
 export type ArtifactChoice = ArtifactFormat | 'job_default';
@@ -24,11 +31,11 @@ export interface DownloadedArtifact {
 }
 
 export async function downloadArtifact(
-	context: IExecuteFunctions,
+	context: ArtifactContext,
 	client: TranscriptionServiceClient,
 	jobId: string,
 	choice: ArtifactChoice,
-	itemIndex: number,
+	itemIndex?: number,
 ): Promise<DownloadedArtifact> {
 	let response;
 	try {
@@ -53,10 +60,11 @@ export async function downloadArtifact(
 	const mediaType = (response.headers['content-type'] ?? '').split(';')[0].trim().toLowerCase();
 	const format = choice === 'job_default' ? formatForMediaType(mediaType) : choice;
 	const disposition = parseContentDisposition(response.headers['content-disposition']);
-	const fileName = disposition.filename ?? artifactFileName(jobId, format ?? 'txt');
+	// A blank or separator-only name from the header falls back to "<job_id>.<ext>".
+	const sentName = safeFileName(disposition.filename ?? '').replace(/^[\s._]+$/, '');
 	return {
 		format,
-		fileName: safeFileName(fileName),
+		fileName: sentName || artifactFileName(jobId, format ?? 'txt'),
 		mimeType: mediaType || (format ? ARTIFACT_MEDIA_TYPES[format] : 'application/octet-stream'),
 		bytes: response.rawBody,
 	};
@@ -64,11 +72,11 @@ export async function downloadArtifact(
 
 /** 409 artifact_not_ready says only "not yet": add the job's current status, and whether waiting will help. */
 async function explainNotReady(
-	context: IExecuteFunctions,
+	context: ArtifactContext,
 	client: TranscriptionServiceClient,
 	error: unknown,
 	jobId: string,
-	itemIndex: number,
+	itemIndex: number | undefined,
 ): Promise<unknown> {
 	const fields = apiErrorFieldsOf(error);
 	if (fields?.code !== 'artifact_not_ready') return error;
@@ -96,7 +104,7 @@ export function isTextFormat(format: ArtifactFormat | undefined): format is 'txt
 }
 
 export async function artifactBinary(
-	context: IExecuteFunctions,
+	context: ArtifactContext,
 	artifact: DownloadedArtifact,
 ): Promise<IBinaryData> {
 	return await context.helpers.prepareBinaryData(artifact.bytes, artifact.fileName, artifact.mimeType);

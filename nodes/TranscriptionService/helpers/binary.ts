@@ -1,9 +1,19 @@
 // Input media from an item's binary property: its name, type and exact size, and a body factory that streams the
 // bytes from n8n's binary store (buffers only binaries that already live in memory).
-import type { IBinaryData, IExecuteFunctions } from 'n8n-workflow';
+import type { IBinaryData, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
 import type { BinaryStream } from '../transport';
+
+/** The parameter that names the input item's media binary (Create Slot, Send Media, Transcribe and Download). */
+export const inputBinaryFieldProperty: INodeProperties = {
+	displayName: 'Input Binary Field',
+	name: 'binaryPropertyName',
+	type: 'string',
+	required: true,
+	default: 'data',
+	description: 'The name of the input binary field containing the file to be uploaded',
+};
 
 export interface InputMedia {
 	propertyName: string;

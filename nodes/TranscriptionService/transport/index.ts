@@ -193,10 +193,11 @@ export class TranscriptionServiceClient {
 
 		for (let attempt = 1; ; attempt++) {
 			await this.waitForPacer(definition.bucket, signal, request.itemIndex);
+			const rawBody = await this.openRawBody(request, definition.bucket);
 			let outcome: AttemptOutcome;
 			let response: IN8nHttpFullResponse | undefined;
 			try {
-				response = await this.send(url, definition.method, request, signal);
+				response = await this.send(url, definition.method, request, rawBody, signal);
 				const headers = lowerCaseHeaders(response.headers);
 				this.pacer.observe(definition.bucket, headers, Date.now());
 				outcome = { kind: 'response', status: response.statusCode, headers };
@@ -254,10 +255,25 @@ export class TranscriptionServiceClient {
 		}
 	}
 
+	/** Opens the raw body for one attempt. A failure here is local (e.g. the input binary is gone), not the network's. */
+	private async openRawBody(
+		request: ApiRequest,
+		bucket: (typeof OPERATIONS)[OperationId]['bucket'],
+	): Promise<Buffer | BinaryStream | undefined> {
+		if (request.body !== undefined || !request.rawBody) return undefined;
+		try {
+			return await request.rawBody();
+		} catch (error) {
+			this.pacer.release(bucket);
+			throw inputReadError(this.context, error, request.itemIndex);
+		}
+	}
+
 	private async send(
 		url: string,
 		method: IHttpRequestOptions['method'],
 		request: ApiRequest,
+		rawBody: Buffer | BinaryStream | undefined,
 		signal: AbortSignal | undefined,
 	): Promise<IN8nHttpFullResponse> {
 		const headers: IDataObject = { Accept: 'application/json', ...request.headers };
@@ -279,7 +295,6 @@ export class TranscriptionServiceClient {
 			headers['Content-Type'] = 'application/json';
 			options.body = JSON.stringify(request.body);
 		}
-		const rawBody = request.body === undefined && request.rawBody ? await request.rawBody() : undefined;
 		if (rawBody !== undefined) {
 			headers['Content-Type'] = 'application/octet-stream';
 			if (request.contentLength !== undefined) headers['Content-Length'] = String(request.contentLength);
@@ -297,6 +312,14 @@ export class TranscriptionServiceClient {
 			if (rawBody !== undefined && !Buffer.isBuffer(rawBody)) rawBody.destroy();
 		}
 	}
+}
+
+function inputReadError(context: RequestContext, error: unknown, itemIndex: number | undefined) {
+	if (error instanceof NodeOperationError || error instanceof NodeApiError) return error;
+	return new NodeOperationError(context.getNode(), error as Error, {
+		message: `Could not read the input binary to upload: ${(error as Error).message}`,
+		itemIndex,
+	});
 }
 
 function lowerCaseHeaders(raw: IDataObject | undefined): Record<string, string> {
@@ -350,7 +373,7 @@ function networkErrorOf(error: unknown): { code?: string; message: string } {
 	return { code, message };
 }
 
-export function apiErrorFromEnvelope(envelope: PublicAPIErrorEnvelope, status: number): ApiErrorFields {
+function apiErrorFromEnvelope(envelope: PublicAPIErrorEnvelope, status: number): ApiErrorFields {
 	const { code, message, request_id, details } = envelope.error;
 	const resolution = details?.resolution_url;
 	return {

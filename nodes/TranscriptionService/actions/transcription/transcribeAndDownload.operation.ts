@@ -3,8 +3,8 @@ import { ExecutionCancelledError, NodeApiError, NodeOperationError, updateDispla
 
 import { generateIdempotencyKey } from '../../../../src/client';
 import { ARTIFACT_FORMATS, type ArtifactFormat } from '../../../../src/artifacts';
-import { artifactBinary, downloadArtifact } from '../../helpers/artifact';
-import { inputMedia } from '../../helpers/binary';
+import { artifactBinary, downloadArtifact, isTextFormat } from '../../helpers/artifact';
+import { inputBinaryFieldProperty, inputMedia } from '../../helpers/binary';
 import { createRequest, createTranscription, transcriptionOptionsProperty } from '../../helpers/transcription';
 import { createUploadSlot, uploadMedia } from '../../helpers/upload';
 import { assertCompleted, waitForJob } from '../../helpers/wait';
@@ -20,14 +20,7 @@ const FORMAT_NAMES: Record<ArtifactFormat, string> = {
 };
 
 const properties: INodeProperties[] = [
-	{
-		displayName: 'Input Binary Field',
-		name: 'binaryPropertyName',
-		type: 'string',
-		required: true,
-		default: 'data',
-		description: 'The name of the input binary field containing the file to be uploaded',
-	},
+	inputBinaryFieldProperty,
 	{
 		displayName: 'Download Formats',
 		name: 'formats',
@@ -153,7 +146,7 @@ export async function execute(
 		for (const format of formats) {
 			const artifact = await downloadArtifact(this, client, job.job_id, format, itemIndex);
 			binary[format] = await artifactBinary(this, artifact);
-			if (format === 'txt' || format === 'srt') texts[format] = artifact.bytes.toString('utf8');
+			if (isTextFormat(format)) texts[format] = artifact.bytes.toString('utf8');
 		}
 		const json: IDataObject = { ...job };
 		const text = texts.txt ?? texts.srt;

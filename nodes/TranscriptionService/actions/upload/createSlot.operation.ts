@@ -2,7 +2,7 @@ import type { IDataObject, IExecuteFunctions, INodeExecutionData, INodePropertie
 import { NodeOperationError, updateDisplayOptions } from 'n8n-workflow';
 
 import type { PublicUploadCreateRequest } from '../../../../src/api';
-import { inputMedia } from '../../helpers/binary';
+import { inputBinaryFieldProperty, inputMedia } from '../../helpers/binary';
 import { idempotencyKeyFor } from '../../helpers/idempotency';
 import { createUploadSlot } from '../../helpers/upload';
 import type { TranscriptionServiceClient } from '../../transport';
@@ -23,15 +23,7 @@ const properties: INodeProperties[] = [
 		],
 		default: 'binary',
 	},
-	{
-		displayName: 'Input Binary Field',
-		name: 'binaryPropertyName',
-		type: 'string',
-		required: true,
-		default: 'data',
-		description: 'The name of the input binary field containing the file to be uploaded',
-		displayOptions: { show: { source: ['binary'] } },
-	},
+	{ ...inputBinaryFieldProperty, displayOptions: { show: { source: ['binary'] } } },
 	{
 		displayName: 'File Name',
 		name: 'filename',

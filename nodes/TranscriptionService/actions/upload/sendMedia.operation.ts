@@ -1,7 +1,7 @@
 import type { IDataObject, IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
 import { NodeOperationError, updateDisplayOptions } from 'n8n-workflow';
 
-import { inputMedia } from '../../helpers/binary';
+import { inputBinaryFieldProperty, inputMedia } from '../../helpers/binary';
 import { uploadIdFrom, uploadMedia } from '../../helpers/upload';
 import type { TranscriptionServiceClient } from '../../transport';
 
@@ -15,14 +15,7 @@ const properties: INodeProperties[] = [
 		placeholder: 'e.g. upl_123 or /api/v1/uploads/upl_123/binary',
 		description: 'The upload_id of the slot, or its upload_url. By default taken from a preceding Create Slot.',
 	},
-	{
-		displayName: 'Input Binary Field',
-		name: 'binaryPropertyName',
-		type: 'string',
-		required: true,
-		default: 'data',
-		description: 'The name of the input binary field containing the file to be uploaded',
-	},
+	inputBinaryFieldProperty,
 	{
 		displayName: 'Options',
 		name: 'options',

@@ -1,0 +1,95 @@
+// A Content-Disposition file name is the service's word, not a safe path: both nodes must store the artifact under a
+// name without path separators, whatever filename* says. A loopback stand-in for the service answers every artifact
+// download with a hostile header (the sandbox itself never sends one).
+import { once } from 'node:events';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+
+import type { PublicTranscriptionWebhookEvent } from '../../src/api';
+import { buildSignedDelivery } from '../../src/webhooks';
+import { actionNode, ACTION_NODE, cleanupBinaryData, runWorkflow, type TestCredentials } from './harness';
+import { TriggerUnderTest } from './webhook-harness';
+
+// [name in filename*, name the binary must get]: forward slashes, backslashes (a separator on Windows only), and names
+// with nothing left once separators are gone.
+const HOSTILE_NAMES: Array<[string, string]> = [
+	['../../etc/passwd.srt', '.._.._etc_passwd.srt'],
+	['..\\..\\startup\\evil.srt', '.._.._startup_evil.srt'],
+	// Nothing usable left: the node names the file after the job.
+	['/', 'job_1.srt'],
+	['..', 'job_1.srt'],
+];
+const SIGNING_SECRET = 'whsec_file_names_0001';
+
+let service: Server;
+let hostileName = '';
+let credentials: TestCredentials;
+
+beforeAll(async () => {
+	service = createServer((request, response) => {
+		if (!/\/transcriptions\/[^/]+\/artifact/.test(request.url ?? '')) {
+			response.writeHead(404, { 'content-type': 'application/json' }).end('{}');
+			return;
+		}
+		response
+			.writeHead(200, {
+				'content-type': 'application/x-subrip; charset=utf-8',
+				'content-disposition': `attachment; filename="passwd.srt"; filename*=UTF-8''${encodeURIComponent(hostileName)}`,
+			})
+			.end('1\n00:00:00,000 --> 00:00:01,000\nhello\n');
+	});
+	service.listen(0, '127.0.0.1');
+	await once(service, 'listening');
+	credentials = {
+		apiKey: 'svc_sk_live_fileNames000000000001',
+		baseUrl: `http://127.0.0.1:${(service.address() as AddressInfo).port}`,
+		signingSecret: SIGNING_SECRET,
+	};
+});
+afterAll(async () => {
+	service.closeAllConnections();
+	service.close();
+	await cleanupBinaryData();
+});
+
+it.each(HOSTILE_NAMES)('Download Artifact stores "%s" under a name without path separators', async (sent, safe) => {
+	hostileName = sent;
+	const result = await runWorkflow({
+		nodes: [actionNode({ resource: 'transcription', operation: 'downloadArtifact', jobId: 'job_1', format: 'srt' })],
+		credentials,
+	});
+	expect(result.error).toBeUndefined();
+	const [item] = result.output(ACTION_NODE);
+	expect(item.json.file_name).toBe(safe);
+	expect(item.binary?.data.fileName).toBe(safe);
+});
+
+it.each(HOSTILE_NAMES)('the trigger\'s artifact download stores "%s" under a name without path separators', async (sent, safe) => {
+	hostileName = sent;
+	const trigger = await TriggerUnderTest.start({
+		parameters: { downloadArtifact: true, artifactFormat: 'srt' },
+		credentials,
+		runExecutions: true,
+	});
+	try {
+		const event: PublicTranscriptionWebhookEvent = {
+			event: 'transcription.completed',
+			event_id: `evt_file_names_${sent.length}`,
+			job_id: 'job_1',
+			status: 'completed',
+			created_at: new Date().toISOString(),
+			links: {
+				self: `${credentials.baseUrl}/api/v1/transcriptions/job_1`,
+				artifact: `${credentials.baseUrl}/api/v1/transcriptions/job_1/artifact`,
+			},
+		};
+		const signed = buildSignedDelivery({ secret: SIGNING_SECRET, timestamp: Math.floor(Date.now() / 1000), event });
+		const call = await trigger.post(signed.body, { ...signed.headers, 'Content-Type': 'application/json' });
+		expect(call.status).toBe(200);
+		const [item] = call.executionOutput!;
+		expect(item.json.artifact_error).toBeUndefined();
+		expect(item.binary?.data.fileName).toBe(safe);
+	} finally {
+		await trigger.close();
+	}
+});
