@@ -1,0 +1,178 @@
+// Runs workflows made of n8n's own nodes (HTTP Request, Wait, IF, Merge, Loop Over Items) in n8n-core's
+// WorkflowExecute, for the baselines a user would build without this pack. The nodes come from the
+// n8n-nodes-base package of the e2e suite's n8n 2.8 install, loaded by n8n's own package loader; binary data
+// lives in the same filesystem store the engine harness sets up.
+
+import { existsSync, realpathSync } from 'node:fs';
+import Module from 'node:module';
+import path from 'node:path';
+import { ExecutionLifecycleHooks, LazyPackageDirectoryLoader, WorkflowExecute } from 'n8n-core';
+import type {
+	IConnections,
+	IExecuteData,
+	INode,
+	INodeExecutionData,
+	INodeType,
+	INodeTypes,
+	IRun,
+	IRunExecutionData,
+	IVersionedNodeType,
+	IWorkflowBase,
+	IWorkflowExecuteAdditionalData,
+} from 'n8n-workflow';
+import { createDeferredPromise, NodeHelpers, Workflow } from 'n8n-workflow';
+
+import { initBinaryData } from '../../test/engine/harness';
+import { n8nInstall } from '../../test/e2e/harness/versions';
+
+const PACKAGE_PREFIX = 'n8n-nodes-base.';
+
+/** n8n-nodes-base beside the e2e install's n8n (…/node_modules/n8n/bin/n8n), or null when n8n is not installed. */
+function baseNodesDir(): string | null {
+	try {
+		const modules = path.resolve(path.dirname(n8nInstall('2.8').n8nBin), '../..');
+		const directory = path.join(modules, 'n8n-nodes-base');
+		return existsSync(path.join(directory, 'dist/types/nodes.json')) ? directory : null;
+	} catch {
+		return null;
+	}
+}
+
+export function baseNodesAvailable(): boolean {
+	return baseNodesDir() !== null;
+}
+
+type ResolveFilename = (request: string, parent: { filename?: string | null } | undefined, ...rest: unknown[]) => string;
+
+/**
+ * The engine checks `nodeType instanceof Node` (n8n-workflow's class) to decide how to call a node, so the nodes
+ * must extend the engine's own n8n-workflow — as in n8n, where the install holds one copy. The e2e install has the
+ * same versions (n8n-workflow 2.8.0, n8n-core 2.8.1) as this repository's; its nodes are pointed at ours.
+ */
+function shareEnginePackages(modulesDir: string): void {
+	const shared = new Map(['n8n-workflow', 'n8n-core'].map((name) => [name, require.resolve(name)]));
+	const internals = Module as unknown as { _resolveFilename: ResolveFilename };
+	const resolve = internals._resolveFilename;
+	internals._resolveFilename = function (this: unknown, request, parent, ...rest) {
+		const ours = shared.get(request);
+		if (ours && parent?.filename?.startsWith(modulesDir)) return ours;
+		return resolve.call(this, request, parent, ...rest);
+	};
+}
+
+let loaderPromise: Promise<LazyPackageDirectoryLoader> | undefined;
+
+function loadBaseNodes(): Promise<LazyPackageDirectoryLoader> {
+	loaderPromise ??= (async () => {
+		const directory = baseNodesDir();
+		if (!directory) throw new Error('n8n-nodes-base is not installed: run scripts/e2e/install.sh 2.8');
+		// Node names modules by their real path; the install is reached through a symlink.
+		shareEnginePackages(realpathSync(path.dirname(directory)));
+		const loader = new LazyPackageDirectoryLoader(directory);
+		await loader.loadAll();
+		return loader;
+	})();
+	return loaderPromise;
+}
+
+class BaseNodeTypes implements INodeTypes {
+	constructor(private readonly loader: LazyPackageDirectoryLoader) {}
+
+	getByName(type: string): INodeType | IVersionedNodeType {
+		return this.loader.getNode(type.startsWith(PACKAGE_PREFIX) ? type.slice(PACKAGE_PREFIX.length) : type).type;
+	}
+
+	getByNameAndVersion(type: string, version?: number): INodeType {
+		return NodeHelpers.getVersionedNodeType(this.getByName(type), version);
+	}
+
+	getKnownTypes() {
+		return {};
+	}
+}
+
+export interface BaseWorkflow {
+	nodes: Array<Omit<INode, 'id' | 'position'>>;
+	connections: IConnections;
+	/** The node the input items are handed to. */
+	startNode: string;
+	input: INodeExecutionData[];
+	/** Stops the execution after this long, so a looping flow always ends. */
+	cancelAfterMs: number;
+}
+
+let executionCounter = 0;
+
+export async function runBaseWorkflow(definition: BaseWorkflow): Promise<IRun> {
+	const loader = await loadBaseNodes();
+	await initBinaryData();
+	const executionId = `bench-base-${process.pid}-${++executionCounter}`;
+	const nodes: INode[] = definition.nodes.map((node, index) => ({ ...node, id: `base-${index}`, position: [index * 200, 0] }));
+	const workflowData = {
+		id: 'bench-base-workflow',
+		name: 'baseline',
+		active: false,
+		isArchived: false,
+		nodes,
+		connections: definition.connections,
+		settings: { executionOrder: 'v1' },
+		createdAt: new Date(),
+		updatedAt: new Date(),
+	} as IWorkflowBase;
+	const workflow = new Workflow({
+		id: workflowData.id,
+		name: workflowData.name,
+		nodes,
+		connections: definition.connections,
+		active: false,
+		nodeTypes: new BaseNodeTypes(loader),
+		settings: workflowData.settings,
+	});
+
+	const hooks = new ExecutionLifecycleHooks('manual', executionId, workflowData);
+	const finished = createDeferredPromise<IRun>();
+	hooks.addHandler('workflowExecuteAfter', (run) => finished.resolve(run));
+	const additionalData = {
+		executionId,
+		hooks,
+		currentNodeParameters: undefined,
+		restApiUrl: 'http://127.0.0.1:5678/rest',
+		instanceBaseUrl: 'http://127.0.0.1:5678/',
+		formWaitingBaseUrl: 'http://127.0.0.1:5678/form-waiting',
+		webhookBaseUrl: 'http://127.0.0.1:5678/webhook',
+		webhookWaitingBaseUrl: 'http://127.0.0.1:5678/webhook-waiting',
+		webhookTestBaseUrl: 'http://127.0.0.1:5678/webhook-test',
+		variables: {},
+		userId: 'bench-user',
+		setExecutionStatus: () => undefined,
+		sendDataToUI: () => undefined,
+		logAiEvent: () => undefined,
+	} as unknown as IWorkflowExecuteAdditionalData;
+
+	const start = nodes.find((node) => node.name === definition.startNode);
+	if (!start) throw new Error(`no start node "${definition.startNode}"`);
+	const executeData: IExecuteData = { node: start, data: { main: [definition.input] }, source: null };
+	const runExecutionData = {
+		startData: {},
+		resultData: { runData: {} },
+		executionData: {
+			contextData: {},
+			nodeExecutionStack: [executeData],
+			metadata: {},
+			waitingExecution: {},
+			waitingExecutionSource: {},
+		},
+	} as IRunExecutionData;
+
+	const execution = new WorkflowExecute(additionalData, 'manual', runExecutionData).processRunExecutionData(workflow);
+	const timer = setTimeout(() => execution.cancel(), definition.cancelAfterMs);
+	timer.unref();
+	await execution.catch(() => undefined);
+	clearTimeout(timer);
+	return await finished.promise;
+}
+
+/** Every item a node emitted on its first output, over all its runs (a node inside a loop runs many times). */
+export function allRunItems(run: IRun, nodeName: string): INodeExecutionData[] {
+	return (run.data.resultData.runData[nodeName] ?? []).flatMap((taskData) => taskData.data?.main?.[0] ?? []);
+}

@@ -1,0 +1,180 @@
+// One P2 measurement in a fresh process, so nothing else this process did shows in its RSS. It warms the path
+// up with a 1 MiB file (module loading and first-use allocations are not the upload's), then uploads the big
+// file and reports the peak growth of resident memory over the level just before, as one JSON line on stdout.
+//   node --expose-gc --import tsx bench/p2-memory-worker.ts <mode> <file> <sandbox base URL> <api key>
+import '../test/setup-env';
+
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { setTimeout as delay } from 'node:timers/promises';
+
+import type { INodeExecutionData } from 'n8n-workflow';
+
+import { binaryItem, cleanupBinaryData, nodeType, runWorkflow, type RunResult } from '../test/engine/harness';
+import { writeWavFile } from '../test/fixtures/media';
+import { runBaseWorkflow } from './lib/base-nodes-engine';
+import { runTranscribeAndDownload } from './lib/engine';
+
+export const MEMORY_MODES = ['sendMedia', 'transcribeAndDownload', 'httpRequest'] as const;
+export type MemoryMode = (typeof MEMORY_MODES)[number];
+
+export interface MemoryMeasurement {
+	mode: MemoryMode;
+	ok: boolean;
+	rssBeforeMiB: number;
+	peakGrowthMiB: number;
+	seconds: number;
+	detail: string;
+}
+
+const MIB = 1024 * 1024;
+const SAMPLE_EVERY_MS = 5;
+
+interface Target {
+	baseUrl: string;
+	apiKey: string;
+}
+
+/** The input item, its bytes already in n8n's filesystem store as a Read File node would leave them. */
+async function mediaItem(filePath: string): Promise<INodeExecutionData> {
+	return await binaryItem({ data: { filePath }, fileName: path.basename(filePath), mimeType: 'audio/wav' });
+}
+
+async function upload(mode: MemoryMode, item: INodeExecutionData, target: Target): Promise<string> {
+	const fileName = item.binary!.data.fileName!;
+	const credentials = { apiKey: target.apiKey, baseUrl: target.baseUrl };
+	switch (mode) {
+		case 'sendMedia':
+			return describe(
+				await runWorkflow({
+					nodes: [
+						{ name: 'Create Slot', type: nodeType('transcriptionService'), parameters: { resource: 'upload', operation: 'createSlot', source: 'binary', binaryPropertyName: 'data' } },
+						{ name: 'Send Media', type: nodeType('transcriptionService'), parameters: { resource: 'upload', operation: 'sendMedia', binaryPropertyName: 'data' } },
+					],
+					input: [item],
+					credentials,
+				}),
+				'Send Media',
+			);
+		case 'transcribeAndDownload':
+			return describe(await runTranscribeAndDownload({ items: [item], credentials, options: { maxWaitSeconds: 600 } }), 'Transcribe and Download');
+		case 'httpRequest': {
+			// The slot is made beforehand; the HTTP Request node only sends the binary as its body.
+			const size = item.binary!.data.bytes!;
+			const slotResponse = await fetch(`${target.baseUrl}/api/v1/uploads`, {
+				method: 'POST',
+				headers: { authorization: `Bearer ${target.apiKey}`, 'content-type': 'application/json' },
+				body: JSON.stringify({ filename: fileName, content_type: 'audio/wav', size_bytes: size }),
+			});
+			const slot = (await slotResponse.json()) as { upload_url: string };
+			const run = await runBaseWorkflow({
+				nodes: [
+					{
+						name: 'HTTP Request',
+						type: 'n8n-nodes-base.httpRequest',
+						typeVersion: 4.2,
+						parameters: {
+							method: 'PUT',
+							url: `${target.baseUrl}${slot.upload_url}`,
+							sendHeaders: true,
+							headerParameters: { parameters: [{ name: 'Authorization', value: `Bearer ${target.apiKey}` }] },
+							sendBody: true,
+							contentType: 'binaryData',
+							inputDataFieldName: 'data',
+							options: {},
+						},
+					},
+				],
+				connections: {},
+				startNode: 'HTTP Request',
+				input: [item],
+				cancelAfterMs: 30 * 60 * 1000,
+			});
+			const error = run.data.resultData.error;
+			if (error) throw error;
+			const json = run.data.resultData.runData['HTTP Request']?.[0]?.data?.main?.[0]?.[0]?.json;
+			return `answer ${JSON.stringify(json)}`;
+		}
+	}
+}
+
+function describe(run: RunResult, nodeName: string): string {
+	if (run.error) throw run.error;
+	const [item] = run.output(nodeName);
+	const json = item?.json ?? {};
+	if (json.error !== undefined) throw new Error(JSON.stringify(json.error));
+	return `answer ${JSON.stringify({ status: json.status, bytes_received: json.bytes_received, upload_id: json.upload_id, job_id: json.job_id })}`;
+}
+
+function collectGarbage(): void {
+	(globalThis as { gc?: () => void }).gc?.();
+}
+
+async function measure(mode: MemoryMode, filePath: string, target: Target): Promise<MemoryMeasurement> {
+	const scratch = await mkdtemp(path.join(tmpdir(), 'tss-p2-warmup-'));
+	try {
+		const warmup = path.join(scratch, 'warmup.wav');
+		await writeWavFile(warmup, { bytes: MIB });
+		await upload(mode, await mediaItem(warmup), target);
+	} finally {
+		await rm(scratch, { recursive: true, force: true });
+	}
+	const item = await mediaItem(filePath);
+	collectGarbage();
+	await delay(200);
+	collectGarbage();
+
+	const rssBefore = process.memoryUsage.rss();
+	const maxRssBefore = process.resourceUsage().maxRSS * 1024;
+	let peak = rssBefore;
+	const sampler = setInterval(() => {
+		peak = Math.max(peak, process.memoryUsage.rss());
+	}, SAMPLE_EVERY_MS);
+	const started = Date.now();
+	let ok = true;
+	let detail: string;
+	try {
+		detail = await upload(mode, item, target);
+	} catch (error) {
+		ok = false;
+		detail = error instanceof Error ? error.message : String(error);
+	} finally {
+		clearInterval(sampler);
+	}
+	peak = Math.max(peak, process.memoryUsage.rss());
+	// The kernel's own high-water mark catches a spike between two samples, when it rose during the upload.
+	const maxRssAfter = process.resourceUsage().maxRSS * 1024;
+	if (maxRssAfter > maxRssBefore) peak = Math.max(peak, maxRssAfter);
+	return {
+		mode,
+		ok,
+		rssBeforeMiB: Math.round(rssBefore / MIB),
+		peakGrowthMiB: Math.round(((peak - rssBefore) / MIB) * 10) / 10,
+		seconds: Math.round((Date.now() - started) / 100) / 10,
+		detail: detail.slice(0, 300),
+	};
+}
+
+async function main(): Promise<void> {
+	const [mode, filePath, baseUrl, apiKey] = process.argv.slice(2);
+	if (!(MEMORY_MODES as readonly string[]).includes(mode) || !filePath || !baseUrl || !apiKey) {
+		throw new Error('usage: p2-memory-worker.ts <sendMedia|transcribeAndDownload|httpRequest> <file> <base URL> <api key>');
+	}
+	try {
+		const result = await measure(mode as MemoryMode, filePath, { baseUrl, apiKey });
+		process.stdout.write(`${JSON.stringify(result)}\n`);
+	} finally {
+		await cleanupBinaryData();
+	}
+}
+
+if (require.main === module) {
+	main().then(
+		() => process.exit(0),
+		(error: unknown) => {
+			process.stderr.write(`${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+			process.exit(1);
+		},
+	);
+}
