@@ -170,11 +170,25 @@ describe('Transcription → Transcribe and Download', () => {
 			message: expect.stringMatching(/failed$/),
 			description: expect.any(String),
 			job_id: expect.any(String),
+			upload_id: expect.any(String),
 			status: 'failed',
 		});
 		expect(failed.pairedItem).toEqual({ item: 0 });
 		expect(fine.json.status).toBe('completed');
 		expect(fine.pairedItem).toEqual({ item: 1 });
+	});
+
+	test('a job refused at creation names the upload slot that already holds the bytes', async () => {
+		const result = await runWorkflow({
+			nodes: [transcribe({ additionalFields: { webhook_url: 'not a url' } }, true)],
+			credentials: live,
+			input: [await wavItem()],
+		});
+		const error = result.output(ACTION_NODE)[0].json.error as { code: string; upload_id: string };
+		expect(error.code).toBe('invalid_webhook_url');
+		expect(error.upload_id).toMatch(/\S/);
+		const slot = proxy.exchanges.find((exchange) => exchange.method === 'PUT');
+		expect(slot?.url).toContain(`/uploads/${error.upload_id}/binary`);
 	});
 
 	test('Max Wait exceeded: a timeout error that names the job_id (the job keeps running)', async () => {

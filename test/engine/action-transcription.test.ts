@@ -347,6 +347,11 @@ describe('Transcription → Download Artifact (getTranscriptionArtifact, …ByEx
 		expect(error.context).toMatchObject({ job_id: queued, status: 'queued' });
 	});
 
+	test('an output field that comes out empty is refused, naming the parameter', async () => {
+		const result = await download({ format: 'srt', binaryPropertyName: '={{ "" }}' });
+		expect(nodeError(result).message).toBe('"Put Output File in Field" is empty');
+	});
+
 	test('404 job_not_found and artifact_not_found', async () => {
 		const unknown = await download({ jobId: 'job_unknown', format: 'srt' });
 		expect(nodeError(unknown).code).toBe('job_not_found');

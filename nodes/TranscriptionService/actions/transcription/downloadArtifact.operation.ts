@@ -1,5 +1,5 @@
 import type { IDataObject, IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
-import { updateDisplayOptions } from 'n8n-workflow';
+import { NodeOperationError, updateDisplayOptions } from 'n8n-workflow';
 
 import { artifactBinary, downloadArtifact, isTextFormat, type ArtifactChoice } from '../../helpers/artifact';
 import { safeFileName } from '../../helpers/binary';
@@ -67,8 +67,14 @@ export async function execute(
 ): Promise<INodeExecutionData[]> {
 	const jobId = (this.getNodeParameter('jobId', itemIndex) as string).trim();
 	const choice = this.getNodeParameter('format', itemIndex) as ArtifactChoice;
-	const propertyName = this.getNodeParameter('binaryPropertyName', itemIndex) as string;
+	const propertyName = String(this.getNodeParameter('binaryPropertyName', itemIndex)).trim();
 	const options = this.getNodeParameter('options', itemIndex, {}) as IDataObject;
+	if (propertyName === '') {
+		throw new NodeOperationError(this.getNode(), '"Put Output File in Field" is empty', {
+			itemIndex,
+			description: 'Name the binary field that should hold the downloaded file, e.g. "data".',
+		});
+	}
 
 	const artifact = await downloadArtifact(this, client, jobId, choice, itemIndex);
 	if (typeof options.fileName === 'string' && options.fileName.trim() !== '') {

@@ -119,13 +119,18 @@ export async function execute(
 		generateIdempotencyKey(),
 		itemIndex,
 	);
-	await uploadMedia(this, client, slot.upload_id, media, itemIndex);
-	const created = await createTranscription(
-		client,
-		createRequest(slot.upload_id, additionalFields),
-		generateIdempotencyKey(),
-		itemIndex,
-	);
+	let created: Awaited<ReturnType<typeof createTranscription>>;
+	try {
+		await uploadMedia(this, client, slot.upload_id, media, itemIndex);
+		created = await createTranscription(
+			client,
+			createRequest(slot.upload_id, additionalFields),
+			generateIdempotencyKey(),
+			itemIndex,
+		);
+	} catch (error) {
+		throw withCreated(this, error, { upload_id: slot.upload_id }, itemIndex);
+	}
 
 	try {
 		const job = await waitForJob(
@@ -153,17 +158,22 @@ export async function execute(
 		if (text !== undefined) json.text = text;
 		return [{ json, binary }];
 	} catch (error) {
-		throw withJobId(this, error, created.job_id, itemIndex);
+		throw withCreated(this, error, { upload_id: slot.upload_id, job_id: created.job_id }, itemIndex);
 	}
 }
 
-/** Whatever goes wrong once the job exists, the item names it, so the job can be picked up later. */
-function withJobId(context: IExecuteFunctions, error: unknown, jobId: string, itemIndex: number): Error {
+/** Whatever goes wrong once a slot or job exists, the item names it, so nothing is left behind unsaid. */
+function withCreated(
+	context: IExecuteFunctions,
+	error: unknown,
+	created: { upload_id: string; job_id?: string },
+	itemIndex: number,
+): Error {
 	if (error instanceof ExecutionCancelledError) return error;
 	const nodeError =
 		error instanceof NodeApiError || error instanceof NodeOperationError
 			? error
 			: new NodeOperationError(context.getNode(), error as Error, { itemIndex });
-	nodeError.context.job_id ??= jobId;
+	for (const [key, value] of Object.entries(created)) nodeError.context[key] ??= value;
 	return nodeError;
 }
