@@ -14,6 +14,7 @@ import { isWebhookTestDelivery, type WebhookEventBody } from '../../src/webhooks
 import { CREDENTIAL_TYPE } from '../TranscriptionService/transport';
 import { assertSigningSecret, verifyDelivery } from './activation';
 import { downloadArtifact } from './artifact';
+import { mergeSeenEvents, processSeenEvents, rememberInProcess } from './dedupe';
 import {
 	decideDelivery,
 	declaredLengthTooLarge,
@@ -80,16 +81,26 @@ export class TranscriptionServiceTrigger implements INodeType {
 		const response = this.getResponseObject();
 		const body = await readRawBody(this.getRequestObject());
 		const staticData = this.getWorkflowStaticData('node');
+		const secrets = body.ok ? await signingSecrets(this) : [];
+		// From here to remembering the event there is no await: within this process the dedupe check is exact.
+		// The Test URL keeps no memory, as n8n keeps no static data for it: a test event can be replayed.
+		const dedupeKey = this.getMode() === 'manual' ? undefined : `${this.getWorkflow().id ?? ''}:${this.getNode().id}`;
 		const decision = body.ok
 			? decideDelivery({
 					rawBody: body.rawBody,
 					headers: this.getHeaderData(),
-					secrets: await signingSecrets(this),
+					secrets,
 					settings: readSettings(this),
 					nowMs: receivedAtMs,
-					seenEvents: staticData.seenEvents,
+					seenEvents: dedupeKey
+						? mergeSeenEvents(staticData.seenEvents, processSeenEvents(dedupeKey), receivedAtMs)
+						: staticData.seenEvents,
 				})
 			: body.rejection;
+		if (decision.action === 'accept' && decision.seenEvents) {
+			staticData.seenEvents = decision.seenEvents;
+			if (dedupeKey) rememberInProcess(dedupeKey, decision.seenEvents);
+		}
 
 		// Answered before any download: the service counts a slow answer as a failed delivery.
 		response.status(decision.status).json(decision.response);
@@ -99,7 +110,6 @@ export class TranscriptionServiceTrigger implements INodeType {
 		}
 		if (decision.action === 'ignore') return { noWebhookResponse: true };
 
-		if (decision.seenEvents) staticData.seenEvents = decision.seenEvents;
 		const item = await eventItem(this, decision.event, receivedAtMs);
 		return { noWebhookResponse: true, workflowData: [[item]] };
 	}

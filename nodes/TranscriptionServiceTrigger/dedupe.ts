@@ -46,3 +46,34 @@ export function rememberEvent(
 	const next: SeenEvent[] = [...seen.filter(([id]) => id !== eventId), [eventId, nowMs]];
 	return next.slice(Math.max(0, next.length - window.maxEvents));
 }
+
+/** Two stored windows as one: each event_id once (its latest acceptance), oldest first, trimmed like one window. */
+export function mergeSeenEvents(
+	first: unknown,
+	second: unknown,
+	nowMs: number,
+	window: DedupeWindow = DEFAULT_DEDUPE_WINDOW,
+): SeenEvent[] {
+	const latest = new Map<string, number>();
+	for (const [eventId, acceptedAtMs] of [...activeSeenEvents(first, nowMs, window), ...activeSeenEvents(second, nowMs, window)]) {
+		latest.set(eventId, Math.max(acceptedAtMs, latest.get(eventId) ?? 0));
+	}
+	const merged = [...latest].sort((a, b) => a[1] - b[1]);
+	return merged.slice(Math.max(0, merged.length - window.maxEvents));
+}
+
+/**
+ * n8n loads a workflow's static data anew for every webhook request and saves it whole, last writer wins: while
+ * deliveries of other events are in flight, one request's save drops the id another request remembered. These
+ * windows live in the n8n process and are read and written with no await in between, so within one process no id
+ * is lost; static data still carries the window across restarts (and is all other main instances share).
+ */
+const processWindows = new Map<string, SeenEvent[]>();
+
+export function processSeenEvents(key: string): SeenEvent[] {
+	return processWindows.get(key) ?? [];
+}
+
+export function rememberInProcess(key: string, seen: SeenEvent[]): void {
+	processWindows.set(key, seen);
+}

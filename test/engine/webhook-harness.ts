@@ -37,7 +37,7 @@ import {
 export const TRIGGER_TYPE = nodeType('transcriptionServiceTrigger');
 export const TRIGGER_NODE_NAME = 'Transcription Service Trigger';
 const WEBHOOK_ID = '5b0c7a52-6f0e-4d2b-9a43-trigger00001';
-const WORKFLOW_ID = 'trigger-engine-workflow';
+let workflowCounter = 0;
 /** n8n's default N8N_PAYLOAD_SIZE_MAX (16 MiB): bodies up to this size reach the node. */
 const N8N_PAYLOAD_SIZE_MAX = 16 * 1024 * 1024;
 
@@ -96,6 +96,8 @@ export class TriggerUnderTest {
 	/** The workflow's static data as n8n's database holds it between requests. */
 	storedStaticData: IDataObject = {};
 	readonly calls: WebhookCall[] = [];
+	/** Each trigger under test is its own workflow, as the trigger's in-process dedupe window is keyed by workflow. */
+	private readonly workflowId = `trigger-engine-workflow-${++workflowCounter}`;
 	private readonly waiters: Array<{ from: number; until: number; resolve: (calls: WebhookCall[]) => void }> = [];
 
 	private constructor(
@@ -257,7 +259,7 @@ export class TriggerUnderTest {
 			credentials: { [CREDENTIAL_TYPE]: { id: 'cred-1', name: 'Transcription Service account' } },
 		};
 		return new Workflow({
-			id: WORKFLOW_ID,
+			id: this.workflowId,
 			name: 'trigger engine test',
 			nodes: [node],
 			connections: {},
@@ -294,7 +296,7 @@ export class TriggerUnderTest {
 			node: TRIGGER_NODE_NAME,
 			path: `${WEBHOOK_ID}/webhook`,
 			webhookDescription: description,
-			workflowId: WORKFLOW_ID,
+			workflowId: this.workflowId,
 			workflowExecuteAdditionalData: additionalData,
 			webhookId: WEBHOOK_ID,
 			isTest,

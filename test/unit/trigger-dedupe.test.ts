@@ -4,6 +4,9 @@ import {
 	hasSeenEvent,
 	rememberEvent,
 	type SeenEvent,
+	mergeSeenEvents,
+	processSeenEvents,
+	rememberInProcess,
 } from '../../nodes/TranscriptionServiceTrigger/dedupe';
 
 const HOUR_MS = 60 * 60 * 1000;
@@ -68,5 +71,39 @@ describe('the dedupe window', () => {
 			['evt_b', now - 1],
 			['evt_a', now],
 		]);
+	});
+});
+
+describe('merging the static-data window with the process window', () => {
+	const NOW = 1_800_000_000_000;
+	const HOUR = 60 * 60 * 1000;
+
+	it('keeps each event_id once, at its latest acceptance, oldest first', () => {
+		const stored = [['evt_a', NOW - 3 * HOUR], ['evt_b', NOW - 2 * HOUR]];
+		const inProcess = [['evt_b', NOW - HOUR], ['evt_c', NOW - 30 * 60 * 1000]];
+		expect(mergeSeenEvents(stored, inProcess, NOW)).toEqual([
+			['evt_a', NOW - 3 * HOUR],
+			['evt_b', NOW - HOUR],
+			['evt_c', NOW - 30 * 60 * 1000],
+		]);
+	});
+
+	it('drops expired and malformed entries and keeps at most maxEvents, the newest', () => {
+		const window = { maxEvents: 2, maxAgeMs: HOUR };
+		const stored = [['evt_old', NOW - 2 * HOUR], 'junk', ['evt_a', NOW - 3000]];
+		const inProcess = [['evt_b', NOW - 2000], ['evt_c', NOW - 1000]];
+		expect(mergeSeenEvents(stored, inProcess, NOW, window)).toEqual([
+			['evt_b', NOW - 2000],
+			['evt_c', NOW - 1000],
+		]);
+	});
+
+	it('an id remembered in the process survives a static-data save that lost it', () => {
+		rememberInProcess('workflow-1:node-1', [['evt_x', NOW]]);
+		// Another request's save (last writer wins) left static data without evt_x.
+		const staticData = [['evt_y', NOW]];
+		const merged = mergeSeenEvents(staticData, processSeenEvents('workflow-1:node-1'), NOW);
+		expect(merged.map(([id]) => id).sort()).toEqual(['evt_x', 'evt_y']);
+		expect(processSeenEvents('workflow-2:node-1')).toEqual([]);
 	});
 });
