@@ -6,26 +6,13 @@
 import { existsSync, realpathSync } from 'node:fs';
 import Module from 'node:module';
 import path from 'node:path';
-import { ExecutionLifecycleHooks, LazyPackageDirectoryLoader, WorkflowExecute } from 'n8n-core';
-import type {
-	IConnections,
-	IExecuteData,
-	INode,
-	INodeExecutionData,
-	INodeType,
-	INodeTypes,
-	IRun,
-	IRunExecutionData,
-	IVersionedNodeType,
-	IWorkflowBase,
-	IWorkflowExecuteAdditionalData,
-} from 'n8n-workflow';
-import { createDeferredPromise, NodeHelpers, Workflow } from 'n8n-workflow';
+import { LazyPackageDirectoryLoader } from 'n8n-core';
+import type { IConnections, INode, INodeExecutionData, IRun } from 'n8n-workflow';
 
-import { initBinaryData } from '../../test/engine/harness';
+import { executeInEngine, PackageNodeTypes } from '../../test/engine/harness';
 import { n8nInstall } from '../../test/e2e/harness/versions';
 
-const PACKAGE_PREFIX = 'n8n-nodes-base.';
+const PACKAGE_NAME = 'n8n-nodes-base';
 
 /** n8n-nodes-base beside the e2e install's n8n (…/node_modules/n8n/bin/n8n), or null when n8n is not installed. */
 function baseNodesDir(): string | null {
@@ -75,22 +62,6 @@ function loadBaseNodes(): Promise<LazyPackageDirectoryLoader> {
 	return loaderPromise;
 }
 
-class BaseNodeTypes implements INodeTypes {
-	constructor(private readonly loader: LazyPackageDirectoryLoader) {}
-
-	getByName(type: string): INodeType | IVersionedNodeType {
-		return this.loader.getNode(type.startsWith(PACKAGE_PREFIX) ? type.slice(PACKAGE_PREFIX.length) : type).type;
-	}
-
-	getByNameAndVersion(type: string, version?: number): INodeType {
-		return NodeHelpers.getVersionedNodeType(this.getByName(type), version);
-	}
-
-	getKnownTypes() {
-		return {};
-	}
-}
-
 export interface BaseWorkflow {
 	nodes: Array<Omit<INode, 'id' | 'position'>>;
 	connections: IConnections;
@@ -105,71 +76,19 @@ let executionCounter = 0;
 
 export async function runBaseWorkflow(definition: BaseWorkflow): Promise<IRun> {
 	const loader = await loadBaseNodes();
-	await initBinaryData();
-	const executionId = `bench-base-${process.pid}-${++executionCounter}`;
 	const nodes: INode[] = definition.nodes.map((node, index) => ({ ...node, id: `base-${index}`, position: [index * 200, 0] }));
-	const workflowData = {
-		id: 'bench-base-workflow',
-		name: 'baseline',
-		active: false,
-		isArchived: false,
+	const startNode = nodes.find((node) => node.name === definition.startNode);
+	if (!startNode) throw new Error(`no start node "${definition.startNode}"`);
+	return await executeInEngine({
+		workflowId: 'bench-base-workflow',
+		executionId: `bench-base-${process.pid}-${++executionCounter}`,
 		nodes,
 		connections: definition.connections,
-		settings: { executionOrder: 'v1' },
-		createdAt: new Date(),
-		updatedAt: new Date(),
-	} as IWorkflowBase;
-	const workflow = new Workflow({
-		id: workflowData.id,
-		name: workflowData.name,
-		nodes,
-		connections: definition.connections,
-		active: false,
-		nodeTypes: new BaseNodeTypes(loader),
-		settings: workflowData.settings,
+		nodeTypes: new PackageNodeTypes(loader, PACKAGE_NAME),
+		startNode,
+		input: definition.input,
+		cancelAfterMs: definition.cancelAfterMs,
 	});
-
-	const hooks = new ExecutionLifecycleHooks('manual', executionId, workflowData);
-	const finished = createDeferredPromise<IRun>();
-	hooks.addHandler('workflowExecuteAfter', (run) => finished.resolve(run));
-	const additionalData = {
-		executionId,
-		hooks,
-		currentNodeParameters: undefined,
-		restApiUrl: 'http://127.0.0.1:5678/rest',
-		instanceBaseUrl: 'http://127.0.0.1:5678/',
-		formWaitingBaseUrl: 'http://127.0.0.1:5678/form-waiting',
-		webhookBaseUrl: 'http://127.0.0.1:5678/webhook',
-		webhookWaitingBaseUrl: 'http://127.0.0.1:5678/webhook-waiting',
-		webhookTestBaseUrl: 'http://127.0.0.1:5678/webhook-test',
-		variables: {},
-		userId: 'bench-user',
-		setExecutionStatus: () => undefined,
-		sendDataToUI: () => undefined,
-		logAiEvent: () => undefined,
-	} as unknown as IWorkflowExecuteAdditionalData;
-
-	const start = nodes.find((node) => node.name === definition.startNode);
-	if (!start) throw new Error(`no start node "${definition.startNode}"`);
-	const executeData: IExecuteData = { node: start, data: { main: [definition.input] }, source: null };
-	const runExecutionData = {
-		startData: {},
-		resultData: { runData: {} },
-		executionData: {
-			contextData: {},
-			nodeExecutionStack: [executeData],
-			metadata: {},
-			waitingExecution: {},
-			waitingExecutionSource: {},
-		},
-	} as IRunExecutionData;
-
-	const execution = new WorkflowExecute(additionalData, 'manual', runExecutionData).processRunExecutionData(workflow);
-	const timer = setTimeout(() => execution.cancel(), definition.cancelAfterMs);
-	timer.unref();
-	await execution.catch(() => undefined);
-	clearTimeout(timer);
-	return await finished.promise;
 }
 
 /** Every item a node emitted on its first output, over all its runs (a node inside a loop runs many times). */

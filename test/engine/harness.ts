@@ -60,11 +60,16 @@ export function loadPackage(): Promise<LazyPackageDirectoryLoader> {
 }
 
 /** n8n's NodeTypes over the loaded package; types may be given with or without the package name. */
+/** The node types of one package, as n8n names them: `<package name>.<node name>`. */
 export class PackageNodeTypes implements INodeTypes {
-	constructor(private readonly loader: LazyPackageDirectoryLoader) {}
+	constructor(
+		private readonly loader: LazyPackageDirectoryLoader,
+		private readonly packageName: string = PACKAGE_NAME,
+	) {}
 
 	getByName(type: string): INodeType | IVersionedNodeType {
-		return this.loader.getNode(shortName(type)).type;
+		const prefix = `${this.packageName}.`;
+		return this.loader.getNode(type.startsWith(prefix) ? type.slice(prefix.length) : type).type;
 	}
 
 	getByNameAndVersion(type: string, version?: number): INodeType {
@@ -74,10 +79,6 @@ export class PackageNodeTypes implements INodeTypes {
 	getKnownTypes() {
 		return {};
 	}
-}
-
-function shortName(type: string): string {
-	return type.startsWith(`${PACKAGE_NAME}.`) ? type.slice(PACKAGE_NAME.length + 1) : type;
 }
 
 /** Hands out fixture credentials and applies the credential type's own `authenticate`. */
@@ -195,7 +196,6 @@ let executionCounter = 0;
 
 export async function runWorkflow(options: RunOptions): Promise<RunResult> {
 	const loader = await loadPackage();
-	await initBinaryData();
 	const executionId = options.executionId ?? `engine-${process.pid}-${++executionCounter}`;
 
 	const names = options.nodes.map((node) => node.name);
@@ -213,9 +213,51 @@ export async function runWorkflow(options: RunOptions): Promise<RunResult> {
 	for (let index = 0; index + 1 < nodes.length; index++) {
 		connections[nodes[index].name] = { main: [[{ node: nodes[index + 1].name, type: 'main', index: 0 }]] };
 	}
+	const run = await executeInEngine({
+		workflowId: 'engine-test-workflow',
+		executionId,
+		nodes,
+		connections,
+		nodeTypes: new PackageNodeTypes(loader),
+		credentialsHelper: new FixtureCredentialsHelper(loader, options.credentials ? fixtureCredentials(options.credentials) : {}),
+		startNode: nodes[0],
+		input: options.input ?? [{ json: {} }],
+		cancelAfterMs: options.cancelAfterMs,
+	});
+
+	return {
+		run,
+		executionId,
+		error: run.data.resultData.error,
+		output(nodeName: string) {
+			const taskData = run.data.resultData.runData[nodeName]?.[0];
+			if (!taskData) throw new Error(`Node "${nodeName}" did not run`);
+			return taskData.data?.main?.[0] ?? [];
+		},
+	};
+}
+
+export interface EngineExecution {
+	workflowId: string;
+	executionId: string;
+	nodes: INode[];
+	connections: IConnections;
+	nodeTypes: INodeTypes;
+	credentialsHelper?: ICredentialsHelper;
+	startNode: INode;
+	/** Items fed to the start node. */
+	input: INodeExecutionData[];
+	/** Aborts the execution after this many milliseconds (as a user pressing "stop" would). */
+	cancelAfterMs?: number;
+}
+
+/** One manual execution through n8n-core's WorkflowExecute, started at `startNode` with `input`; resolves with its run. */
+export async function executeInEngine(execution: EngineExecution): Promise<IRun> {
+	await initBinaryData();
+	const { executionId, nodes, connections } = execution;
 	const workflowData: IWorkflowBase = {
-		id: 'engine-test-workflow',
-		name: 'engine test',
+		id: execution.workflowId,
+		name: execution.workflowId,
 		active: false,
 		isArchived: false,
 		nodes,
@@ -230,7 +272,7 @@ export async function runWorkflow(options: RunOptions): Promise<RunResult> {
 		nodes,
 		connections,
 		active: false,
-		nodeTypes: new PackageNodeTypes(loader),
+		nodeTypes: execution.nodeTypes,
 		settings: workflowData.settings,
 	});
 
@@ -241,7 +283,7 @@ export async function runWorkflow(options: RunOptions): Promise<RunResult> {
 	const additionalData = {
 		executionId,
 		hooks,
-		credentialsHelper: new FixtureCredentialsHelper(loader, options.credentials ? fixtureCredentials(options.credentials) : {}),
+		credentialsHelper: execution.credentialsHelper,
 		currentNodeParameters: undefined,
 		restApiUrl: 'http://127.0.0.1:5678/rest',
 		instanceBaseUrl: 'http://127.0.0.1:5678/',
@@ -259,12 +301,7 @@ export async function runWorkflow(options: RunOptions): Promise<RunResult> {
 		logAiEvent: () => undefined,
 	} as unknown as IWorkflowExecuteAdditionalData;
 
-	const startNode = nodes[0];
-	const executeData: IExecuteData = {
-		node: startNode,
-		data: { main: [options.input ?? [{ json: {} }]] },
-		source: null,
-	};
+	const executeData: IExecuteData = { node: execution.startNode, data: { main: [execution.input] }, source: null };
 	const runExecutionData: IRunExecutionData = {
 		startData: {},
 		resultData: { runData: {} },
@@ -277,24 +314,13 @@ export async function runWorkflow(options: RunOptions): Promise<RunResult> {
 		},
 	} as IRunExecutionData;
 
-	const workflowExecute = new WorkflowExecute(additionalData, 'manual', runExecutionData);
-	const execution = workflowExecute.processRunExecutionData(workflow);
-	if (options.cancelAfterMs !== undefined) {
-		setTimeout(() => execution.cancel(), options.cancelAfterMs).unref();
-	}
-	await execution.catch(() => undefined);
-	const run = await finished.promise;
-
-	return {
-		run,
-		executionId,
-		error: run.data.resultData.error,
-		output(nodeName: string) {
-			const taskData = run.data.resultData.runData[nodeName]?.[0];
-			if (!taskData) throw new Error(`Node "${nodeName}" did not run`);
-			return taskData.data?.main?.[0] ?? [];
-		},
-	};
+	const running = new WorkflowExecute(additionalData, 'manual', runExecutionData).processRunExecutionData(workflow);
+	const timer =
+		execution.cancelAfterMs === undefined ? undefined : setTimeout(() => running.cancel(), execution.cancelAfterMs);
+	timer?.unref();
+	await running.catch(() => undefined);
+	clearTimeout(timer);
+	return await finished.promise;
 }
 
 /** An input item whose binary lives in n8n's filesystem binary store, as an uploaded file would. */
