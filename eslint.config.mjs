@@ -13,10 +13,24 @@ const communityNodesRecommended = n8nCommunityNodesPlugin.configs.recommended;
 const shipped = ['credentials/**/*.ts', 'nodes/**/*.ts', 'src/**/*.ts'];
 
 export default tseslint.config(
-	globalIgnores(['dist', 'node_modules', 'coverage', 'test/e2e/n8n*', 'test/e2e/.work', 'demo-output', '**/*.js', '**/*.mjs', '**/*.cjs']),
+	globalIgnores([
+		'dist',
+		'node_modules',
+		'coverage',
+		'test/e2e/n8n*',
+		'test/e2e/.work',
+		'demo-output',
+		'**/*.js',
+		'**/*.mjs',
+		'**/*.cjs',
+	]),
 	{
 		files: ['**/*.ts'],
-		extends: [js.configs.recommended, tseslint.configs.recommended, importPlugin.configs['flat/recommended']],
+		extends: [
+			js.configs.recommended,
+			tseslint.configs.recommended,
+			importPlugin.configs['flat/recommended'],
+		],
 		rules: {
 			'prefer-spread': 'off',
 		},

@@ -52,7 +52,12 @@ function jobsPerMinute(side: SideResult): number {
 function bucketUtilization(proxy: CountingProxy, options: ThroughputBenchOptions): number {
 	const windowMs = options.windowSeconds * 1000;
 	const writes = proxy.exchanges.filter(
-		(exchange) => exchange.status !== 'no_response' && exchange.status < 300 && WRITE_ROUTES.some((route) => route.method === exchange.method && route.path.test(exchange.url.split('?')[0])),
+		(exchange) =>
+			exchange.status !== 'no_response' &&
+			exchange.status < 300 &&
+			WRITE_ROUTES.some(
+				(route) => route.method === exchange.method && route.path.test(exchange.url.split('?')[0]),
+			),
 	);
 	const windows = new Map<number, number>();
 	for (const write of writes) {
@@ -68,13 +73,18 @@ function bucketUtilization(proxy: CountingProxy, options: ThroughputBenchOptions
 	return round((100 * used) / ((last - first + 1) * options.writesPerWindow), 0);
 }
 
-export async function runThroughputBenchmark(options: ThroughputBenchOptions): Promise<ResultRow[]> {
+export async function runThroughputBenchmark(
+	options: ThroughputBenchOptions,
+): Promise<ResultRow[]> {
 	const sandbox = await startSandbox({
 		port: 0,
 		quiet: true,
 		jobSeconds: options.jobSeconds,
 		seed: options.seed,
-		rateLimits: { windowSeconds: options.windowSeconds, perTier: { platinum: options.writesPerWindow } },
+		rateLimits: {
+			windowSeconds: options.windowSeconds,
+			perTier: { platinum: options.writesPerWindow },
+		},
 	});
 	const admin = new SandboxAdmin(sandbox.baseUrl);
 	try {
@@ -91,15 +101,21 @@ export async function runThroughputBenchmark(options: ThroughputBenchOptions): P
 		if (run.error) throw run.error;
 		const output = run.output(ACTION_NODE_NAME);
 		const ours: SideResult = {
-			completed: output.filter((item) => item.json.status === 'completed' && item.binary?.srt).length,
-			failed: output.filter((item) => item.json.error !== undefined).length + (options.items - output.length),
+			completed: output.filter((item) => item.json.status === 'completed' && item.binary?.srt)
+				.length,
+			failed:
+				output.filter((item) => item.json.error !== undefined).length +
+				(options.items - output.length),
 			elapsedMs: Date.now() - started,
 			rateLimited: ourProxy.exchanges.filter((exchange) => exchange.status === 429).length,
 		};
 		const utilization = bucketUtilization(ourProxy, options);
 		await ourProxy.close();
 
-		const ceiling = round(((options.writesPerWindow / options.windowSeconds) * 60) / WRITES_PER_JOB, 1);
+		const ceiling = round(
+			((options.writesPerWindow / options.windowSeconds) * 60) / WRITES_PER_JOB,
+			1,
+		);
 		const achieved = jobsPerMinute(ours);
 		const bucket = `${options.writesPerWindow} writes per ${options.windowSeconds} s window`;
 		const rows: ResultRow[] = [
@@ -115,18 +131,34 @@ export async function runThroughputBenchmark(options: ThroughputBenchOptions): P
 				note: `${round(ours.elapsedMs / 1000, 1)} s wall; write bucket used ${utilization} % in the windows the run kept it busy; ${options.jobSeconds} s jobs`,
 			},
 			{ benchmark: 'P1', metric: '429 answers seen (ours)', value: ours.rateLimited, unit: '' },
-			{ benchmark: 'P1', metric: 'items failed (ours)', value: ours.failed, unit: '', target: '0', meetsTarget: ours.failed === 0 },
+			{
+				benchmark: 'P1',
+				metric: 'items failed (ours)',
+				value: ours.failed,
+				unit: '',
+				target: '0',
+				meetsTarget: ours.failed === 0,
+			},
 		];
 
 		if (!baseNodesAvailable()) {
-			rows[0].note += '; HTTP Request/Wait/IF baseline not run: n8n 2.8 of the e2e suite is not installed (scripts/e2e/install.sh 2.8)';
+			rows[0].note +=
+				'; HTTP Request/Wait/IF baseline not run: n8n 2.8 of the e2e suite is not installed (scripts/e2e/install.sh 2.8)';
 			return rows;
 		}
-		const baselineKey = await admin.createKey({ mode: 'live', scope: 'full_access', tier: 'platinum' });
+		const baselineKey = await admin.createKey({
+			mode: 'live',
+			scope: 'full_access',
+			tier: 'platinum',
+		});
 		const baselineProxy = await startCountingProxy(sandbox.baseUrl);
 		const baselineItems = await wavItems(options.items, 'p1-baseline');
 		const baselineStarted = Date.now();
-		const baselineRun = await runBaselineFlow({ items: baselineItems, apiKey: baselineKey.key, baseUrl: baselineProxy.baseUrl });
+		const baselineRun = await runBaselineFlow({
+			items: baselineItems,
+			apiKey: baselineKey.key,
+			baseUrl: baselineProxy.baseUrl,
+		});
 		const baseline: SideResult = {
 			completed: baselineRun.completed,
 			failed: options.items - baselineRun.completed,

@@ -11,7 +11,13 @@ import { setTimeout as delay } from 'node:timers/promises';
 
 import type { INodeExecutionData } from 'n8n-workflow';
 
-import { binaryItem, cleanupBinaryData, nodeType, runWorkflow, type RunResult } from '../test/engine/harness';
+import {
+	binaryItem,
+	cleanupBinaryData,
+	nodeType,
+	runWorkflow,
+	type RunResult,
+} from '../test/engine/harness';
 import { writeWavFile } from '../test/fixtures/media';
 import { runBaseWorkflow } from './lib/base-nodes-engine';
 import { runTranscribeAndDownload } from './lib/engine';
@@ -38,7 +44,11 @@ interface Target {
 
 /** The input item, its bytes already in n8n's filesystem store as a Read File node would leave them. */
 async function mediaItem(filePath: string): Promise<INodeExecutionData> {
-	return await binaryItem({ data: { filePath }, fileName: path.basename(filePath), mimeType: 'audio/wav' });
+	return await binaryItem({
+		data: { filePath },
+		fileName: path.basename(filePath),
+		mimeType: 'audio/wav',
+	});
 }
 
 async function upload(mode: MemoryMode, item: INodeExecutionData, target: Target): Promise<string> {
@@ -49,8 +59,25 @@ async function upload(mode: MemoryMode, item: INodeExecutionData, target: Target
 			return describe(
 				await runWorkflow({
 					nodes: [
-						{ name: 'Create Slot', type: nodeType('transcriptionService'), parameters: { resource: 'upload', operation: 'createSlot', source: 'binary', binaryPropertyName: 'data' } },
-						{ name: 'Send Media', type: nodeType('transcriptionService'), parameters: { resource: 'upload', operation: 'sendMedia', binaryPropertyName: 'data' } },
+						{
+							name: 'Create Slot',
+							type: nodeType('transcriptionService'),
+							parameters: {
+								resource: 'upload',
+								operation: 'createSlot',
+								source: 'binary',
+								binaryPropertyName: 'data',
+							},
+						},
+						{
+							name: 'Send Media',
+							type: nodeType('transcriptionService'),
+							parameters: {
+								resource: 'upload',
+								operation: 'sendMedia',
+								binaryPropertyName: 'data',
+							},
+						},
 					],
 					input: [item],
 					credentials,
@@ -58,7 +85,14 @@ async function upload(mode: MemoryMode, item: INodeExecutionData, target: Target
 				'Send Media',
 			);
 		case 'transcribeAndDownload':
-			return describe(await runTranscribeAndDownload({ items: [item], credentials, options: { maxWaitSeconds: 600 } }), 'Transcribe and Download');
+			return describe(
+				await runTranscribeAndDownload({
+					items: [item],
+					credentials,
+					options: { maxWaitSeconds: 600 },
+				}),
+				'Transcribe and Download',
+			);
 		case 'httpRequest': {
 			// The slot is made beforehand; the HTTP Request node only sends the binary as its body.
 			const size = item.binary!.data.bytes!;
@@ -78,7 +112,9 @@ async function upload(mode: MemoryMode, item: INodeExecutionData, target: Target
 							method: 'PUT',
 							url: `${target.baseUrl}${slot.upload_url}`,
 							sendHeaders: true,
-							headerParameters: { parameters: [{ name: 'Authorization', value: `Bearer ${target.apiKey}` }] },
+							headerParameters: {
+								parameters: [{ name: 'Authorization', value: `Bearer ${target.apiKey}` }],
+							},
 							sendBody: true,
 							contentType: 'binaryData',
 							inputDataFieldName: 'data',
@@ -111,7 +147,11 @@ function collectGarbage(): void {
 	(globalThis as { gc?: () => void }).gc?.();
 }
 
-async function measure(mode: MemoryMode, filePath: string, target: Target): Promise<MemoryMeasurement> {
+async function measure(
+	mode: MemoryMode,
+	filePath: string,
+	target: Target,
+): Promise<MemoryMeasurement> {
 	const scratch = await mkdtemp(path.join(tmpdir(), 'tss-p2-warmup-'));
 	try {
 		const warmup = path.join(scratch, 'warmup.wav');
@@ -159,7 +199,9 @@ async function measure(mode: MemoryMode, filePath: string, target: Target): Prom
 async function main(): Promise<void> {
 	const [mode, filePath, baseUrl, apiKey] = process.argv.slice(2);
 	if (!(MEMORY_MODES as readonly string[]).includes(mode) || !filePath || !baseUrl || !apiKey) {
-		throw new Error('usage: p2-memory-worker.ts <sendMedia|transcribeAndDownload|httpRequest> <file> <base URL> <api key>');
+		throw new Error(
+			'usage: p2-memory-worker.ts <sendMedia|transcribeAndDownload|httpRequest> <file> <base URL> <api key>',
+		);
 	}
 	try {
 		const result = await measure(mode as MemoryMode, filePath, { baseUrl, apiKey });
@@ -173,7 +215,9 @@ if (require.main === module) {
 	main().then(
 		() => process.exit(0),
 		(error: unknown) => {
-			process.stderr.write(`${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+			process.stderr.write(
+				`${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`,
+			);
 			process.exit(1);
 		},
 	);

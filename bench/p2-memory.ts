@@ -32,15 +32,25 @@ interface SandboxProcess {
 
 /** The sandbox CLI in a child process; resolves once it prints its ready line. */
 async function startSandboxProcess(): Promise<SandboxProcess> {
-	const child = spawn(process.execPath, ['--import', 'tsx', 'sandbox/cli.ts', '--port', '0', '--quiet', '--job-seconds', '1'], {
-		cwd: REPO_ROOT,
-		stdio: ['ignore', 'pipe', 'inherit'],
-	});
+	const child = spawn(
+		process.execPath,
+		['--import', 'tsx', 'sandbox/cli.ts', '--port', '0', '--quiet', '--job-seconds', '1'],
+		{
+			cwd: REPO_ROOT,
+			stdio: ['ignore', 'pipe', 'inherit'],
+		},
+	);
 	const lines = createInterface({ input: child.stdout });
-	const ready = await new Promise<{ base_url: string; keys: { platinum_live: { key: string } } }>((resolve, reject) => {
-		child.once('exit', (code) => reject(new Error(`the sandbox exited with ${code} before it was ready`)));
-		lines.once('line', (line) => resolve(JSON.parse(line) as { base_url: string; keys: { platinum_live: { key: string } } }));
-	});
+	const ready = await new Promise<{ base_url: string; keys: { platinum_live: { key: string } } }>(
+		(resolve, reject) => {
+			child.once('exit', (code) =>
+				reject(new Error(`the sandbox exited with ${code} before it was ready`)),
+			);
+			lines.once('line', (line) =>
+				resolve(JSON.parse(line) as { base_url: string; keys: { platinum_live: { key: string } } }),
+			);
+		},
+	);
 	// Drain the help text so the child never blocks on a full pipe.
 	child.stdout.resume();
 	return {
@@ -55,17 +65,31 @@ async function startSandboxProcess(): Promise<SandboxProcess> {
 	};
 }
 
-async function runWorker(mode: MemoryMode, filePath: string, sandbox: SandboxProcess): Promise<MemoryMeasurement> {
+async function runWorker(
+	mode: MemoryMode,
+	filePath: string,
+	sandbox: SandboxProcess,
+): Promise<MemoryMeasurement> {
 	const child = spawn(
 		process.execPath,
-		['--expose-gc', '--import', 'tsx', 'bench/p2-memory-worker.ts', mode, filePath, sandbox.baseUrl, sandbox.apiKey],
+		[
+			'--expose-gc',
+			'--import',
+			'tsx',
+			'bench/p2-memory-worker.ts',
+			mode,
+			filePath,
+			sandbox.baseUrl,
+			sandbox.apiKey,
+		],
 		{ cwd: REPO_ROOT, stdio: ['ignore', 'pipe', 'inherit'], timeout: WORKER_TIMEOUT_MS },
 	);
 	let output = '';
 	child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString('utf8')));
 	const code = await new Promise<number | null>((resolve) => child.once('exit', resolve));
 	const line = output.trim().split('\n').at(-1) ?? '';
-	if (code !== 0 || !line.startsWith('{')) throw new Error(`P2 worker ${mode} exited with ${code}: ${output.slice(-500)}`);
+	if (code !== 0 || !line.startsWith('{'))
+		throw new Error(`P2 worker ${mode} exited with ${code}: ${output.slice(-500)}`);
 	return JSON.parse(line) as MemoryMeasurement;
 }
 
@@ -78,7 +102,9 @@ export async function runMemoryBenchmark(options: MemoryBenchOptions): Promise<R
 		await writeWavFile(filePath, { bytes: options.fileBytes, ...WAV_FORMAT });
 		const sendMedia = await runWorker('sendMedia', filePath, sandbox);
 		const transcribe = await runWorker('transcribeAndDownload', filePath, sandbox);
-		const httpRequest = baseNodesAvailable() ? await runWorker('httpRequest', filePath, sandbox) : null;
+		const httpRequest = baseNodesAvailable()
+			? await runWorker('httpRequest', filePath, sandbox)
+			: null;
 
 		const size = sizeMiB >= 1024 ? `${sizeMiB / 1024} GiB` : `${sizeMiB} MiB`;
 		const row = (metric: string, measurement: MemoryMeasurement): ResultRow => ({
@@ -86,13 +112,25 @@ export async function runMemoryBenchmark(options: MemoryBenchOptions): Promise<R
 			metric: `peak RSS growth, ${size} upload, ${metric}`,
 			value: measurement.ok ? measurement.peakGrowthMiB : null,
 			unit: 'MiB',
-			...(httpRequest ? { baseline: { label: 'HTTP Request node, binary body', value: httpRequest.ok ? httpRequest.peakGrowthMiB : null } } : {}),
-			...(httpRequest ? { ratio: ratio(measurement.peakGrowthMiB, httpRequest.peakGrowthMiB) } : {}),
+			...(httpRequest
+				? {
+						baseline: {
+							label: 'HTTP Request node, binary body',
+							value: httpRequest.ok ? httpRequest.peakGrowthMiB : null,
+						},
+					}
+				: {}),
+			...(httpRequest
+				? { ratio: ratio(measurement.peakGrowthMiB, httpRequest.peakGrowthMiB) }
+				: {}),
 			target: `≤ ${TARGET_MIB} MiB`,
 			meetsTarget: measurement.ok && measurement.peakGrowthMiB <= TARGET_MIB,
 			note: `${measurement.seconds} s, RSS before ${measurement.rssBeforeMiB} MiB${measurement.ok ? '' : `; FAILED: ${measurement.detail}`}`,
 		});
-		const rows = [row('Create Slot → Send Media', sendMedia), row('Transcribe and Download', transcribe)];
+		const rows = [
+			row('Create Slot → Send Media', sendMedia),
+			row('Transcribe and Download', transcribe),
+		];
 		if (httpRequest) {
 			rows.push({
 				benchmark: 'P2',
@@ -102,7 +140,8 @@ export async function runMemoryBenchmark(options: MemoryBenchOptions): Promise<R
 				note: `${httpRequest.seconds} s, RSS before ${httpRequest.rssBeforeMiB} MiB${httpRequest.ok ? '' : `; FAILED: ${httpRequest.detail}`}`,
 			});
 		} else {
-			rows[0].note += '; HTTP Request baseline not run: n8n 2.8 of the e2e suite is not installed (scripts/e2e/install.sh 2.8)';
+			rows[0].note +=
+				'; HTTP Request baseline not run: n8n 2.8 of the e2e suite is not installed (scripts/e2e/install.sh 2.8)';
 		}
 		return rows;
 	} finally {

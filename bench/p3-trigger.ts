@@ -6,7 +6,12 @@ import { setTimeout as delay } from 'node:timers/promises';
 import { request, Agent } from 'undici';
 
 import { buildSignedDelivery } from '../src/webhooks';
-import { plainWebhookWorkflow, realN8nUnavailable, startRealN8n, triggerWorkflow } from './lib/real-n8n';
+import {
+	plainWebhookWorkflow,
+	realN8nUnavailable,
+	startRealN8n,
+	triggerWorkflow,
+} from './lib/real-n8n';
 import { ratio, round, type ResultRow } from './lib/report';
 
 export interface TriggerBenchOptions {
@@ -26,7 +31,9 @@ function percentile(sorted: number[], fraction: number): number {
 	return sorted[Math.min(sorted.length - 1, Math.ceil(fraction * sorted.length) - 1)];
 }
 
-export async function runTriggerBenchmark(options: TriggerBenchOptions): Promise<ResultRow[] | { skipped: string }> {
+export async function runTriggerBenchmark(
+	options: TriggerBenchOptions,
+): Promise<ResultRow[] | { skipped: string }> {
 	const unavailable = realN8nUnavailable();
 	if (unavailable) return { skipped: `real n8n not installed (${unavailable})` };
 
@@ -37,9 +44,18 @@ export async function runTriggerBenchmark(options: TriggerBenchOptions): Promise
 	try {
 		const secret = n8n.environment.sandbox.keys.platinum_live.signing_secret;
 		const triggerUrl = n8n.triggerUrl(trigger);
-		const send = async (url: string, body: string, headers: Record<string, string>): Promise<Timing> => {
+		const send = async (
+			url: string,
+			body: string,
+			headers: Record<string, string>,
+		): Promise<Timing> => {
 			const started = process.hrtime.bigint();
-			const response = await request(url, { method: 'POST', body, headers: { ...headers, 'content-type': 'application/json' }, dispatcher: agent });
+			const response = await request(url, {
+				method: 'POST',
+				body,
+				headers: { ...headers, 'content-type': 'application/json' },
+				dispatcher: agent,
+			});
 			const ms = Number(process.hrtime.bigint() - started) / 1e6;
 			await response.body.dump();
 			return { ms, status: response.statusCode };
@@ -62,7 +78,11 @@ export async function runTriggerBenchmark(options: TriggerBenchOptions): Promise
 					artifact: `${n8n.environment.sandbox.baseUrl}/api/v1/transcriptions/job_bench_p3_${index}/artifact`,
 				},
 			};
-			const delivery = buildSignedDelivery({ secret, timestamp: Math.floor(Date.now() / 1000), event });
+			const delivery = buildSignedDelivery({
+				secret,
+				timestamp: Math.floor(Date.now() / 1000),
+				event,
+			});
 			await delay(Math.max(0, started + index * periodMs - Date.now()));
 			triggerTimings.push(send(triggerUrl, delivery.body, delivery.headers));
 			await delay(Math.max(0, started + (index + 0.5) * periodMs - Date.now()));
@@ -72,7 +92,11 @@ export async function runTriggerBenchmark(options: TriggerBenchOptions): Promise
 			const all = (await Promise.all(timings)).slice(WARMUP_EVENTS);
 			const failures = all.filter((timing) => timing.status < 200 || timing.status >= 300).length;
 			const sorted = all.map((timing) => timing.ms).sort((a, b) => a - b);
-			return { median: round(percentile(sorted, 0.5), 2), p99: round(percentile(sorted, 0.99), 2), failures };
+			return {
+				median: round(percentile(sorted, 0.5), 2),
+				p99: round(percentile(sorted, 0.99), 2),
+				failures,
+			};
 		};
 		const ours = await measured(triggerTimings);
 		const webhook = await measured(plainTimings);
@@ -94,7 +118,11 @@ export async function runTriggerBenchmark(options: TriggerBenchOptions): Promise
 				baseline: { label: 'plain Webhook node', value: webhook.median },
 				ratio: medianRatio,
 				target: `≤ ${TARGET_RATIO}×`,
-				meetsTarget: medianRatio !== null && medianRatio <= TARGET_RATIO && ours.failures === 0 && executions.trigger === total,
+				meetsTarget:
+					medianRatio !== null &&
+					medianRatio <= TARGET_RATIO &&
+					ours.failures === 0 &&
+					executions.trigger === total,
 				note: context,
 			},
 			{
@@ -105,7 +133,11 @@ export async function runTriggerBenchmark(options: TriggerBenchOptions): Promise
 				baseline: { label: 'plain Webhook node', value: webhook.p99 },
 				ratio: p99Ratio,
 				target: `≤ ${TARGET_RATIO}×`,
-				meetsTarget: p99Ratio !== null && p99Ratio <= TARGET_RATIO && ours.failures === 0 && executions.trigger === total,
+				meetsTarget:
+					p99Ratio !== null &&
+					p99Ratio <= TARGET_RATIO &&
+					ours.failures === 0 &&
+					executions.trigger === total,
 			},
 		];
 	} finally {

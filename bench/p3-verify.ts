@@ -25,7 +25,8 @@ function oneKibDelivery(timestamp: number): { body: Buffer; headers: Record<stri
 		created_at: '2026-11-22T10:00:00.000Z',
 		links: {
 			self: 'https://api.example.test/api/v1/transcriptions/job_0123456789abcdef01234567',
-			artifact: 'https://api.example.test/api/v1/transcriptions/job_0123456789abcdef01234567/artifact',
+			artifact:
+				'https://api.example.test/api/v1/transcriptions/job_0123456789abcdef01234567/artifact',
 		},
 		note: '',
 	};
@@ -33,12 +34,15 @@ function oneKibDelivery(timestamp: number): { body: Buffer; headers: Record<stri
 	event.note = 'x'.repeat(BODY_BYTES - unpadded);
 	const delivery = buildSignedDelivery({ secret: SECRET, timestamp, event });
 	const body = Buffer.from(delivery.body, 'utf8');
-	if (body.length !== BODY_BYTES) throw new Error(`padded body is ${body.length} bytes, not ${BODY_BYTES}`);
+	if (body.length !== BODY_BYTES)
+		throw new Error(`padded body is ${body.length} bytes, not ${BODY_BYTES}`);
 	return { body, headers: lowerCased(delivery.headers) };
 }
 
 function lowerCased(headers: Record<string, string>): Record<string, string> {
-	return Object.fromEntries(Object.entries(headers).map(([name, value]) => [name.toLowerCase(), value]));
+	return Object.fromEntries(
+		Object.entries(headers).map(([name, value]) => [name.toLowerCase(), value]),
+	);
 }
 
 /** Calls `operation` in a tight loop for about `seconds`; returns calls per second. */

@@ -30,8 +30,14 @@ interface PollCount {
 }
 
 function countPolls(exchanges: Exchange[], jobId: string, completedAtMs: number): PollCount {
-	const polls = exchanges.filter((exchange) => exchange.method === 'GET' && STATUS_PATH.exec(exchange.url)?.[1] === jobId);
-	const seen = polls.find((exchange) => exchange.status === 200 && (exchange.responseJson as { status?: string } | undefined)?.status === 'completed');
+	const polls = exchanges.filter(
+		(exchange) => exchange.method === 'GET' && STATUS_PATH.exec(exchange.url)?.[1] === jobId,
+	);
+	const seen = polls.find(
+		(exchange) =>
+			exchange.status === 200 &&
+			(exchange.responseJson as { status?: string } | undefined)?.status === 'completed',
+	);
 	return {
 		gets: polls.length,
 		notModified: polls.filter((exchange) => exchange.status === 304).length,
@@ -72,23 +78,31 @@ export async function runPollingBenchmark(options: PollingBenchOptions): Promise
 				),
 			]);
 			if (ours.error) throw ours.error;
-			const ourJobs = ours.output(ACTION_NODE_NAME).map((item) => item.json as { job_id: string; status: string; updated_at: string });
+			const ourJobs = ours
+				.output(ACTION_NODE_NAME)
+				.map((item) => item.json as { job_id: string; status: string; updated_at: string });
 			const failed = ourJobs.filter((job) => job.status !== 'completed');
 			if (failed.length > 0) throw new Error(`P4: ${failed.length} of our jobs did not complete`);
 
 			const completedAt = new Map<string, number>();
 			for (const exchange of proxy.exchanges) {
-				const body = exchange.responseJson as { job_id?: string; status?: string; updated_at?: string } | undefined;
-				if (body?.status === 'completed' && body.job_id && body.updated_at) completedAt.set(body.job_id, Date.parse(body.updated_at));
+				const body = exchange.responseJson as
+					{ job_id?: string; status?: string; updated_at?: string } | undefined;
+				if (body?.status === 'completed' && body.job_id && body.updated_at)
+					completedAt.set(body.job_id, Date.parse(body.updated_at));
 			}
-			const measure = (jobIds: string[]) => jobIds.map((jobId) => countPolls(proxy.exchanges, jobId, completedAt.get(jobId) ?? Number.NaN));
+			const measure = (jobIds: string[]) =>
+				jobIds.map((jobId) =>
+					countPolls(proxy.exchanges, jobId, completedAt.get(jobId) ?? Number.NaN),
+				);
 			const ourCounts = measure(ourJobs.map((job) => job.job_id));
 			const fixedCounts = measure(fixed.map((job) => job.jobId));
 
 			const ourGets = round(mean(ourCounts.map((count) => count.gets)), 1);
 			const fixedGets = round(mean(fixedCounts.map((count) => count.gets)), 1);
 			const notModifiedShare = round(
-				(100 * ourCounts.reduce((sum, count) => sum + count.notModified, 0)) / ourCounts.reduce((sum, count) => sum + count.gets, 0),
+				(100 * ourCounts.reduce((sum, count) => sum + count.notModified, 0)) /
+					ourCounts.reduce((sum, count) => sum + count.gets, 0),
 				0,
 			);
 			rows.push({

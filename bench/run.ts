@@ -21,7 +21,9 @@ const settings = {
 		? { items: 12, concurrency: 10, windowSeconds: 5, writesPerWindow: 12, jobSeconds: 1 }
 		: { items: 100, concurrency: 10, windowSeconds: 5, writesPerWindow: 15, jobSeconds: 2 },
 	p2: { fileBytes: quick ? 64 * 1024 * 1024 : 1024 * 1024 * 1024 },
-	p3: quick ? { events: 100, ratePerSecond: 20, verifyRounds: 2 } : { events: 1000, ratePerSecond: 20, verifyRounds: 7 },
+	p3: quick
+		? { events: 100, ratePerSecond: 20, verifyRounds: 2 }
+		: { events: 1000, ratePerSecond: 20, verifyRounds: 7 },
 	p4: { jobSeconds: [10, 60, 600], jobsPerLength: 3, wallSecondsPerJob: quick ? 5 : 60 },
 };
 
@@ -31,9 +33,14 @@ async function main(): Promise<void> {
 	const report = newReport(settings);
 
 	// Cheapest first, so a smoke run fails fast on the parts that need the most setup.
-	if (selected.has('P3')) report.rows.push(...runVerifyBenchmark({ rounds: settings.p3.verifyRounds }));
-	if (selected.has('P4')) await collect(report, 'P4', () => runPollingBenchmark({ ...settings.p4, seed: settings.seed }));
-	if (selected.has('P1')) await collect(report, 'P1', () => runThroughputBenchmark({ ...settings.p1, seed: settings.seed }));
+	if (selected.has('P3'))
+		report.rows.push(...runVerifyBenchmark({ rounds: settings.p3.verifyRounds }));
+	if (selected.has('P4'))
+		await collect(report, 'P4', () => runPollingBenchmark({ ...settings.p4, seed: settings.seed }));
+	if (selected.has('P1'))
+		await collect(report, 'P1', () =>
+			runThroughputBenchmark({ ...settings.p1, seed: settings.seed }),
+		);
 	if (selected.has('P2')) await collect(report, 'P2', () => runMemoryBenchmark(settings.p2));
 	if (selected.has('P3')) await collect(report, 'P3', () => runTriggerBenchmark(settings.p3));
 
@@ -57,15 +64,22 @@ async function collect(
 		if ('skipped' in result) report.skipped.push({ benchmark, reason: result.skipped });
 		else report.rows.push(...result);
 	} catch (error) {
-		process.stderr.write(`${benchmark} failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
-		report.skipped.push({ benchmark, reason: `failed: ${error instanceof Error ? error.message : String(error)}` });
+		process.stderr.write(
+			`${benchmark} failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`,
+		);
+		report.skipped.push({
+			benchmark,
+			reason: `failed: ${error instanceof Error ? error.message : String(error)}`,
+		});
 	}
 }
 
 main().then(
 	() => process.exit(0),
 	(error: unknown) => {
-		process.stderr.write(`${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+		process.stderr.write(
+			`${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`,
+		);
 		process.exit(1);
 	},
 );

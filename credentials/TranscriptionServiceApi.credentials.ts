@@ -65,7 +65,8 @@ export class TranscriptionServiceApi implements ICredentialType {
 			name: 'pathPrefix',
 			type: 'string',
 			default: '/api/v1',
-			description: 'Prepended to every API path. Change it only if your deployment uses a custom prefix.',
+			description:
+				'Prepended to every API path. Change it only if your deployment uses a custom prefix.',
 		},
 	];
 

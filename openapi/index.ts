@@ -45,7 +45,8 @@ export interface OperationObject {
 	[key: string]: unknown;
 }
 
-export type HttpMethodKey = 'get' | 'put' | 'post' | 'delete' | 'options' | 'head' | 'patch' | 'trace';
+export type HttpMethodKey =
+	'get' | 'put' | 'post' | 'delete' | 'options' | 'head' | 'patch' | 'trace';
 
 export type PathItemObject = { parameters?: Array<ParameterObject | ReferenceObject> } & {
 	[method in HttpMethodKey]?: OperationObject;
@@ -68,7 +69,10 @@ export interface ErrorCatalogEntry {
 export interface OpenApiDocument {
 	openapi: string;
 	info: { title: string; version: string; [key: string]: unknown };
-	servers: Array<{ url: string; variables?: Record<string, { default: string; description?: string }> }>;
+	servers: Array<{
+		url: string;
+		variables?: Record<string, { default: string; description?: string }>;
+	}>;
 	paths: Record<string, PathItemObject>;
 	webhooks: Record<string, PathItemObject>;
 	components: {
@@ -105,11 +109,25 @@ export interface ServedDocumentOptions {
 
 export const API_REFERENCE_PATH = '/developers/api-reference';
 
-const HTTP_METHODS: readonly HttpMethodKey[] = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'];
+const HTTP_METHODS: readonly HttpMethodKey[] = [
+	'get',
+	'put',
+	'post',
+	'delete',
+	'options',
+	'head',
+	'patch',
+	'trace',
+];
 
 // OpenAPI annotations that are not JSON Schema keywords; Ajv's strict mode rejects unknown keywords.
 const OPENAPI_ONLY_KEYWORDS = new Set(['example', 'discriminator', 'xml', 'externalDocs']);
-const SCHEMA_MAP_KEYWORDS = new Set(['properties', 'patternProperties', '$defs', 'dependentSchemas']);
+const SCHEMA_MAP_KEYWORDS = new Set([
+	'properties',
+	'patternProperties',
+	'$defs',
+	'dependentSchemas',
+]);
 const SCHEMA_LIST_KEYWORDS = new Set(['allOf', 'anyOf', 'oneOf', 'prefixItems']);
 const SCHEMA_VALUE_KEYWORDS = new Set([
 	'items',
@@ -203,7 +221,8 @@ export function findOperation(operationId: OperationId): LocatedOperation {
 	for (const [operationPath, pathItem] of Object.entries(loadOpenApiDocument().paths)) {
 		for (const method of HTTP_METHODS) {
 			const operation = pathItem[method];
-			if (operation?.operationId === operationId) return { path: operationPath, method, operation, pathItem };
+			if (operation?.operationId === operationId)
+				return { path: operationPath, method, operation, pathItem };
 		}
 	}
 	throw new Error(`openapi.yaml has no operation "${operationId}"`);
@@ -272,7 +291,9 @@ function parametersSchema(parameters: ParameterObject[], lowerCaseNames: boolean
 		properties[name] = inlineSchema(parameter.schema ?? {}, []);
 		if (parameter.required) required.push(name);
 	}
-	return required.length > 0 ? { type: 'object', properties, required } : { type: 'object', properties };
+	return required.length > 0
+		? { type: 'object', properties, required }
+		: { type: 'object', properties };
 }
 
 function isPlainObject(value: unknown): value is Record<string, unknown> {

@@ -118,7 +118,10 @@ export class SandboxAdmin {
 
 	/** Every delivery attempt so far; `waitIdle` first waits until nothing is in flight or due. */
 	webhookDeliveries(options: { waitIdle?: boolean } = {}): Promise<WebhookDeliveryRecord[]> {
-		return this.call('GET', options.waitIdle ? '/webhook-deliveries?wait=idle' : '/webhook-deliveries');
+		return this.call(
+			'GET',
+			options.waitIdle ? '/webhook-deliveries?wait=idle' : '/webhook-deliveries',
+		);
 	}
 
 	setFaults(body: FaultConfig): Promise<{ ok: true }> {
@@ -130,7 +133,10 @@ export class SandboxAdmin {
 	}
 
 	records(accountId?: string): Promise<SandboxRecords> {
-		return this.call('GET', accountId === undefined ? '/records' : `/records?account_id=${encodeURIComponent(accountId)}`);
+		return this.call(
+			'GET',
+			accountId === undefined ? '/records' : `/records?account_id=${encodeURIComponent(accountId)}`,
+		);
 	}
 
 	/** Changes limits (merged into the current ones) and starts fresh windows; returns the effective limits. */
@@ -138,7 +144,11 @@ export class SandboxAdmin {
 		return this.call('POST', '/rate-limits', config);
 	}
 
-	private async call<T>(method: 'GET' | 'POST' | 'DELETE', path: string, body?: unknown): Promise<T> {
+	private async call<T>(
+		method: 'GET' | 'POST' | 'DELETE',
+		path: string,
+		body?: unknown,
+	): Promise<T> {
 		const response = await request(`${this.baseUrl}/_sandbox${path}`, {
 			method,
 			headers: body === undefined ? {} : { 'content-type': 'application/json' },

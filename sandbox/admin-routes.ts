@@ -116,11 +116,13 @@ async function adminBody<T>(request: FastifyRequest, schema: keyof typeof SCHEMA
 	const body = await readJsonObject(request, { optional: true });
 	const validate = validators[schema];
 	if (!validate(body)) {
-		throw ApiError.validation((validate.errors ?? []).map((error: ErrorObject) => ({
-			location: 'body' as const,
-			field: error.instancePath.replace(/^\//, '').replace(/\//g, '.'),
-			message: error.message ?? 'is invalid',
-		})));
+		throw ApiError.validation(
+			(validate.errors ?? []).map((error: ErrorObject) => ({
+				location: 'body' as const,
+				field: error.instancePath.replace(/^\//, '').replace(/\//g, '.'),
+				message: error.message ?? 'is invalid',
+			})),
+		);
 	}
 	return body as T;
 }
@@ -136,7 +138,11 @@ export function registerAdminRoutes(app: FastifyInstance, context: SandboxContex
 		async (admin) => {
 			admin.addHook('onRequest', async (request) => {
 				if (!isLoopbackAddress(request.socket.remoteAddress ?? '')) {
-					throw new ApiError(403, 'admin_loopback_only', 'The sandbox admin API answers loopback callers only.');
+					throw new ApiError(
+						403,
+						'admin_loopback_only',
+						'The sandbox admin API answers loopback callers only.',
+					);
 				}
 			});
 
@@ -150,7 +156,11 @@ export function registerAdminRoutes(app: FastifyInstance, context: SandboxContex
 					// A key whose account is gone: the case of 401 invalid_api_key_user.
 					if (account) {
 						throw ApiError.validation([
-							{ location: 'body', field: 'orphan', message: 'an orphan key needs an account_id that does not exist' },
+							{
+								location: 'body',
+								field: 'orphan',
+								message: 'an orphan key needs an account_id that does not exist',
+							},
 						]);
 					}
 				} else if (!account) {
@@ -167,7 +177,13 @@ export function registerAdminRoutes(app: FastifyInstance, context: SandboxContex
 				const key = `${API_KEY_PREFIXES[mode]}${randomId('sbx', 16).slice(4)}`;
 				store.addKey({ key, account_id: accountId, mode, scope, revoked: false });
 				reply.code(201);
-				return { key, account_id: accountId, signing_secret: account?.signing_secret ?? null, mode, scope };
+				return {
+					key,
+					account_id: accountId,
+					signing_secret: account?.signing_secret ?? null,
+					mode,
+					scope,
+				};
 			});
 
 			admin.post('/keys/:key/revoke', async (request) => {
@@ -229,14 +245,18 @@ export function registerAdminRoutes(app: FastifyInstance, context: SandboxContex
 			});
 
 			admin.post('/rate-limits', async (request) => {
-				return context.rateLimiter.configure(await adminBody<RateLimitConfig>(request, 'rateLimits'));
+				return context.rateLimiter.configure(
+					await adminBody<RateLimitConfig>(request, 'rateLimits'),
+				);
 			});
 
 			admin.get('/records', async (request) => {
 				await jobs.catchUp();
 				const accountId = (request.query as { account_id?: string }).account_id;
 				const owned = <T extends { account_id: string }>(records: Iterable<T>) =>
-					[...records].filter((record) => accountId === undefined || record.account_id === accountId);
+					[...records].filter(
+						(record) => accountId === undefined || record.account_id === accountId,
+					);
 				const uploads = owned(store.uploads.values()).map((upload) => ({
 					upload_id: upload.upload_id,
 					account_id: upload.account_id,
@@ -263,7 +283,11 @@ export function registerAdminRoutes(app: FastifyInstance, context: SandboxContex
 					idempotency_key: job.idempotency_key,
 					idempotent_replays: job.idempotent_replays,
 				}));
-				return { counts: { uploads: uploads.length, jobs: jobRecords.length }, uploads, jobs: jobRecords };
+				return {
+					counts: { uploads: uploads.length, jobs: jobRecords.length },
+					uploads,
+					jobs: jobRecords,
+				};
 			});
 		},
 		{ prefix: ADMIN_PREFIX },

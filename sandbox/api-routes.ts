@@ -64,7 +64,11 @@ export function registerApiRoutes(app: FastifyInstance, context: SandboxContext)
 		// {name} → :name for Fastify; "artifact.{path_format}" keeps its dot.
 		const url = joinPrefix(context.pathPrefix, template.replace(/\{(\w+)\}/g, ':$1'));
 		const jsonBody = method === 'POST';
-		app.route({ method, url, handler: (request, reply) => gate(context, operationId, jsonBody, handler, request, reply) });
+		app.route({
+			method,
+			url,
+			handler: (request, reply) => gate(context, operationId, jsonBody, handler, request, reply),
+		});
 	};
 
 	route('getAccount', async ({ auth }) => {
@@ -103,7 +107,10 @@ export function registerApiRoutes(app: FastifyInstance, context: SandboxContext)
 			store.uploads.set(upload.upload_id, upload);
 			const response: PublicUploadCreateResponse = {
 				upload_id: upload.upload_id,
-				upload_url: joinPrefix(context.pathPrefix, buildPath('uploadBinary', { upload_id: upload.upload_id })),
+				upload_url: joinPrefix(
+					context.pathPrefix,
+					buildPath('uploadBinary', { upload_id: upload.upload_id }),
+				),
 				upload_method: 'PUT',
 				expires_at: clock.toIso(upload.expires_at),
 			};
@@ -157,7 +164,12 @@ export function registerApiRoutes(app: FastifyInstance, context: SandboxContext)
 				output_format: (input.output_format ?? 'srt') as OutputFormat,
 				webhook_url: webhookUrl,
 			};
-			const newJob = { account: auth.account, upload, request: jobRequest, idempotencyKey: idempotencyKeyOf(request) };
+			const newJob = {
+				account: auth.account,
+				upload,
+				request: jobRequest,
+				idempotencyKey: idempotencyKeyOf(request),
+			};
 			const job = auth.mode === 'test' ? await jobs.completeTest(newJob) : jobs.startLive(newJob);
 			const response: PublicTranscriptionCreateResponse = {
 				job_id: job.job_id,
@@ -174,7 +186,9 @@ export function registerApiRoutes(app: FastifyInstance, context: SandboxContext)
 		const limit = query.limit ?? 20;
 		const cursor = query.cursor ?? 0;
 		const status = query.status ?? null;
-		const matching = store.jobsOf(auth.account.account_id).filter((job) => status === null || job.status === status);
+		const matching = store
+			.jobsOf(auth.account.account_id)
+			.filter((job) => status === null || job.status === status);
 		const pageLink = (pageCursor: number) => {
 			const search = new URLSearchParams({ limit: String(limit), cursor: String(pageCursor) });
 			if (status !== null) search.set('status', status);
@@ -197,7 +211,8 @@ export function registerApiRoutes(app: FastifyInstance, context: SandboxContext)
 		const job = ownJob(context, auth, (request.params as { job_id: string }).job_id);
 		const snapshot = jobs.snapshot(job);
 		const etag = `"${createHash('sha256').update(JSON.stringify(snapshot)).digest('base64url').slice(0, 27)}"`;
-		if (etagMatches(request.headers['if-none-match'], etag)) return { status: 304, headers: { etag } };
+		if (etagMatches(request.headers['if-none-match'], etag))
+			return { status: 304, headers: { etag } };
 		return { status: 200, body: snapshot, headers: { etag } };
 	});
 
@@ -216,16 +231,26 @@ export function registerApiRoutes(app: FastifyInstance, context: SandboxContext)
 			throw ApiError.of(
 				'unsupported_artifact_format',
 				`"${selection.value}" is not an artifact format; use one of ${ARTIFACT_FORMATS.join(', ')} (or plain_text).`,
-				{ source: selection.source, value: selection.value, supported_formats: [...ARTIFACT_FORMATS] },
+				{
+					source: selection.source,
+					value: selection.value,
+					supported_formats: [...ARTIFACT_FORMATS],
+				},
 			);
 		}
 		if (job.status !== 'completed') {
-			throw ApiError.of('artifact_not_ready', `Job ${job.job_id} is ${job.status}; the artifact exists once it completes.`, {
-				status: job.status,
-			});
+			throw ApiError.of(
+				'artifact_not_ready',
+				`Job ${job.job_id} is ${job.status}; the artifact exists once it completes.`,
+				{
+					status: job.status,
+				},
+			);
 		}
 		if (job.artifact_deleted || !job.transcript) {
-			throw ApiError.of('artifact_not_found', `No artifact exists for job ${job.job_id}.`, { job_id: job.job_id });
+			throw ApiError.of('artifact_not_found', `No artifact exists for job ${job.job_id}.`, {
+				job_id: job.job_id,
+			});
 		}
 		const bytes = await artifactBytes(job, job.transcript, selection.format);
 		const mediaType = ARTIFACT_MEDIA_TYPES[selection.format];
@@ -233,8 +258,12 @@ export function registerApiRoutes(app: FastifyInstance, context: SandboxContext)
 			status: 200,
 			body: bytes,
 			headers: {
-				'content-type': TEXT_FORMATS.has(selection.format) ? `${mediaType}; charset=utf-8` : mediaType,
-				'content-disposition': formatContentDisposition(artifactFileName(job.filename, selection.format)),
+				'content-type': TEXT_FORMATS.has(selection.format)
+					? `${mediaType}; charset=utf-8`
+					: mediaType,
+				'content-disposition': formatContentDisposition(
+					artifactFileName(job.filename, selection.format),
+				),
 			},
 		};
 	};
@@ -244,7 +273,8 @@ export function registerApiRoutes(app: FastifyInstance, context: SandboxContext)
 	route('testWebhook', async ({ auth, body }) => {
 		const input = body as unknown as PublicWebhookTestRequest;
 		const target = await context.webhooks.validateTarget(input.webhook_url);
-		if (!target.ok) throw ApiError.of(target.code, target.message, { webhook_url: input.webhook_url });
+		if (!target.ok)
+			throw ApiError.of(target.code, target.message, { webhook_url: input.webhook_url });
 		const result = await context.webhooks.sendTest({
 			url: input.webhook_url,
 			secret: auth.account.signing_secret,
@@ -325,7 +355,9 @@ async function idempotent(
 	);
 	if (!replayed) return response;
 	const created = response.body as { upload_id?: string; job_id?: string };
-	const record = created.upload_id ? context.store.uploads.get(created.upload_id) : context.store.jobs.get(created.job_id ?? '');
+	const record = created.upload_id
+		? context.store.uploads.get(created.upload_id)
+		: context.store.jobs.get(created.job_id ?? '');
 	if (record) record.idempotent_replays += 1;
 	return { ...response, headers: { 'idempotent-replayed': 'true' } };
 }
@@ -333,9 +365,13 @@ async function idempotent(
 function ownUpload(context: SandboxContext, auth: AuthContext, uploadId: string): UploadRecord {
 	const upload = context.store.uploads.get(uploadId);
 	if (!upload || upload.account_id !== auth.account.account_id) {
-		throw ApiError.of('upload_not_found', `Upload slot ${uploadId} does not exist for this account.`, {
-			upload_id: uploadId,
-		});
+		throw ApiError.of(
+			'upload_not_found',
+			`Upload slot ${uploadId} does not exist for this account.`,
+			{
+				upload_id: uploadId,
+			},
+		);
 	}
 	return upload;
 }
@@ -349,10 +385,14 @@ function usableUpload(context: SandboxContext, auth: AuthContext, uploadId: stri
 }
 
 function slotExpired(context: SandboxContext, upload: UploadRecord): ApiError {
-	return ApiError.of('upload_slot_expired', `Upload slot ${upload.upload_id} expired at ${context.clock.toIso(upload.expires_at)}.`, {
-		upload_id: upload.upload_id,
-		expires_at: context.clock.toIso(upload.expires_at),
-	});
+	return ApiError.of(
+		'upload_slot_expired',
+		`Upload slot ${upload.upload_id} expired at ${context.clock.toIso(upload.expires_at)}.`,
+		{
+			upload_id: upload.upload_id,
+			expires_at: context.clock.toIso(upload.expires_at),
+		},
+	);
 }
 
 function uploadNotAvailable(upload: UploadRecord): ApiError {
@@ -362,16 +402,22 @@ function uploadNotAvailable(upload: UploadRecord): ApiError {
 		stored: 'already holds its media bytes',
 		consumed: 'was already used by a transcription job',
 	};
-	return ApiError.of('upload_not_available', `Upload slot ${upload.upload_id} ${why[upload.state]}.`, {
-		upload_id: upload.upload_id,
-		state: upload.state,
-	});
+	return ApiError.of(
+		'upload_not_available',
+		`Upload slot ${upload.upload_id} ${why[upload.state]}.`,
+		{
+			upload_id: upload.upload_id,
+			state: upload.state,
+		},
+	);
 }
 
 function ownJob(context: SandboxContext, auth: AuthContext, jobId: string): JobRecord {
 	const job = context.store.jobs.get(jobId);
 	if (!job || job.account_id !== auth.account.account_id) {
-		throw ApiError.of('job_not_found', `Job ${jobId} does not exist for this account.`, { job_id: jobId });
+		throw ApiError.of('job_not_found', `Job ${jobId} does not exist for this account.`, {
+			job_id: jobId,
+		});
 	}
 	return job;
 }
@@ -380,11 +426,17 @@ function ownJob(context: SandboxContext, auth: AuthContext, jobId: string): JobR
 function etagMatches(ifNoneMatch: string | undefined, etag: string): boolean {
 	if (!ifNoneMatch) return false;
 	const strip = (tag: string) => tag.trim().replace(/^W\//, '');
-	return ifNoneMatch.split(',').some((candidate) => candidate.trim() === '*' || strip(candidate) === strip(etag));
+	return ifNoneMatch
+		.split(',')
+		.some((candidate) => candidate.trim() === '*' || strip(candidate) === strip(etag));
 }
 
 /** Rendered once per job and format; a failed render is not kept, so the next download tries again. */
-function artifactBytes(job: JobRecord, transcript: Transcript, format: ArtifactFormat): Promise<Buffer> {
+function artifactBytes(
+	job: JobRecord,
+	transcript: Transcript,
+	format: ArtifactFormat,
+): Promise<Buffer> {
 	let bytes = job.artifacts.get(format);
 	if (!bytes) {
 		bytes = renderArtifact(format, transcript);

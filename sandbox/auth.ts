@@ -21,7 +21,9 @@ export function authenticate(store: Store, authorization: string | undefined): A
 	}
 	const token = match[1];
 	const presentedMode = apiKeyMode(token);
-	const key = presentedMode ? store.findKeyBySecret(token.slice(API_KEY_PREFIXES[presentedMode].length)) : undefined;
+	const key = presentedMode
+		? store.findKeyBySecret(token.slice(API_KEY_PREFIXES[presentedMode].length))
+		: undefined;
 	if (!presentedMode || !key) {
 		throw ApiError.of('invalid_api_key', 'The API key is not valid.');
 	}
@@ -36,7 +38,10 @@ export function authenticate(store: Store, authorization: string | undefined): A
 	}
 	const account = store.accounts.get(key.account_id);
 	if (!account) {
-		throw ApiError.of('invalid_api_key_user', 'The API key belongs to an account that no longer exists.');
+		throw ApiError.of(
+			'invalid_api_key_user',
+			'The API key belongs to an account that no longer exists.',
+		);
 	}
 	if (!account.api_access || !API_TIERS.has(account.tier)) {
 		throw ApiError.of(

@@ -35,7 +35,8 @@ async function main(): Promise<void> {
 	const sandbox = await startSandbox({
 		port: numberOption('port', values.port ?? process.env.SANDBOX_PORT) ?? DEFAULT_PORT,
 		host: values.host ?? process.env.SANDBOX_HOST ?? DEFAULT_HOST,
-		allowLocalWebhooks: values['allow-local-webhooks'] ?? process.env.SANDBOX_ALLOW_LOCAL_WEBHOOKS === '1',
+		allowLocalWebhooks:
+			values['allow-local-webhooks'] ?? process.env.SANDBOX_ALLOW_LOCAL_WEBHOOKS === '1',
 		jobSeconds: numberOption('job-seconds', values['job-seconds']),
 		timeScale: numberOption('time-scale', values['time-scale']),
 		seed: numberOption('seed', values.seed),

@@ -35,19 +35,31 @@ export class ApiError extends Error {
 		super(message);
 	}
 
-	static of(code: SandboxErrorCode, message: string, details: Record<string, unknown> = {}): ApiError {
+	static of(
+		code: SandboxErrorCode,
+		message: string,
+		details: Record<string, unknown> = {},
+	): ApiError {
 		const status = isKnownErrorCode(code) ? ERROR_CODES[code] : OPEN_ERROR_CODES[code];
 		return new ApiError(status, code, message, details);
 	}
 
 	static validation(issues: ValidationIssue[]): ApiError {
-		const summary = issues.map((issue) => `${issue.location} ${issue.field || '(root)'}: ${issue.message}`).join('; ');
-		return ApiError.of('validation_error', `Request validation failed: ${summary}`, { errors: issues });
+		const summary = issues
+			.map((issue) => `${issue.location} ${issue.field || '(root)'}: ${issue.message}`)
+			.join('; ');
+		return ApiError.of('validation_error', `Request validation failed: ${summary}`, {
+			errors: issues,
+		});
 	}
 }
 
 /** details.resolution_url comes from the document's error catalogue (unknown codes → the general guide). */
-export function errorEnvelope(baseUrl: string, error: ApiError, requestId: string): PublicAPIErrorEnvelope {
+export function errorEnvelope(
+	baseUrl: string,
+	error: ApiError,
+	requestId: string,
+): PublicAPIErrorEnvelope {
 	return {
 		error: {
 			code: error.code,

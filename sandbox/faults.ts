@@ -5,7 +5,15 @@ import type { OperationId } from '../src/api';
 import { mulberry32 } from './random';
 import type { WebhookFaults } from './webhooks';
 
-export const FAULT_KINDS = ['500', '502', '503', '429', 'reset', 'drop_after_commit', 'latency'] as const;
+export const FAULT_KINDS = [
+	'500',
+	'502',
+	'503',
+	'429',
+	'reset',
+	'drop_after_commit',
+	'latency',
+] as const;
 export type FaultKind = (typeof FAULT_KINDS)[number];
 
 export interface FaultRule {

@@ -51,7 +51,8 @@ function readLimited(stream: Readable): Promise<Buffer> {
 			if (length <= MAX_JSON_BODY_BYTES) chunks.push(chunk);
 		});
 		stream.on('end', () => {
-			if (length > MAX_JSON_BODY_BYTES) reject(invalidBody(`The JSON body exceeds ${MAX_JSON_BODY_BYTES} bytes.`));
+			if (length > MAX_JSON_BODY_BYTES)
+				reject(invalidBody(`The JSON body exceeds ${MAX_JSON_BODY_BYTES} bytes.`));
 			else resolve(Buffer.concat(chunks));
 		});
 		stream.on('error', reject);

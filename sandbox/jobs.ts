@@ -11,7 +11,14 @@ import { ApiError } from './errors';
 import { randomId } from './random';
 import type { Transcript } from './render';
 import { mockTranscript, transcribeMedia } from './render';
-import type { Account, JobRecord, JobRequest, Store, TranscribeOutcome, UploadRecord } from './store';
+import type {
+	Account,
+	JobRecord,
+	JobRequest,
+	Store,
+	TranscribeOutcome,
+	UploadRecord,
+} from './store';
 import { removeFile } from './uploads';
 import type { WebhookDispatcher } from './webhooks';
 
@@ -92,9 +99,14 @@ export class JobRunner {
 	async fail(job: JobRecord): Promise<void> {
 		await this.finalizing.get(job.job_id);
 		if (isTerminalStatus(job.status)) {
-			throw new ApiError(409, 'job_already_terminal', `Job ${job.job_id} is already ${job.status}.`, {
-				status: job.status,
-			});
+			throw new ApiError(
+				409,
+				'job_already_terminal',
+				`Job ${job.job_id} is already ${job.status}.`,
+				{
+					status: job.status,
+				},
+			);
 		}
 		await this.terminate(job, 'failed', this.clock.now());
 	}
@@ -114,7 +126,10 @@ export class JobRunner {
 			updated_at: this.clock.toIso(job.updated_at),
 			media_duration_seconds: job.transcript ? roundDuration(job.transcript.durationSeconds) : null,
 			credits_used: job.credits_used,
-			analysis: { language: job.transcript?.language ?? null, dialect: job.transcript?.dialect ?? null },
+			analysis: {
+				language: job.transcript?.language ?? null,
+				dialect: job.transcript?.dialect ?? null,
+			},
 			links: { self: this.links.job(job.job_id), artifact: this.links.artifact(job.job_id) },
 		};
 	}
@@ -194,12 +209,17 @@ export class JobRunner {
 	private async complete(job: JobRecord, transcript: Transcript, at: number): Promise<void> {
 		job.transcript = transcript;
 		const account = this.store.accounts.get(job.account_id);
-		job.credits_used = job.mode === 'test' ? 0 : creditsFor(transcript.durationSeconds, job.request);
+		job.credits_used =
+			job.mode === 'test' ? 0 : creditsFor(transcript.durationSeconds, job.request);
 		if (account) account.wallet_balance -= job.credits_used;
 		await this.terminate(job, 'completed', at);
 	}
 
-	private async terminate(job: JobRecord, status: 'completed' | 'failed', at: number): Promise<void> {
+	private async terminate(
+		job: JobRecord,
+		status: 'completed' | 'failed',
+		at: number,
+	): Promise<void> {
 		job.status = status;
 		job.updated_at = at;
 		if (status === 'failed') job.credits_used = 0;
@@ -222,7 +242,8 @@ export class JobRunner {
 			created_at: this.clock.toIso(at),
 			links: {
 				self: this.links.absolute(this.links.job(job.job_id)),
-				artifact: status === 'completed' ? this.links.absolute(this.links.artifact(job.job_id)) : null,
+				artifact:
+					status === 'completed' ? this.links.absolute(this.links.artifact(job.job_id)) : null,
 			},
 		};
 		this.webhooks.enqueue({ url: job.request.webhook_url, secret: account.signing_secret, event });

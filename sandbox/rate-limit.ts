@@ -74,7 +74,10 @@ export class RateLimiter {
 		return this.stateOf(entry, limit);
 	}
 
-	private currentWindow(accountId: string, bucket: RateLimitBucket): { windowStart: number; used: number } {
+	private currentWindow(
+		accountId: string,
+		bucket: RateLimitBucket,
+	): { windowStart: number; used: number } {
 		const window = this.config.windowSeconds;
 		const windowStart = Math.floor(this.clock.nowSeconds() / window) * window;
 		const id = `${accountId}\u0000${bucket}`;
@@ -114,7 +117,10 @@ export function rateLimitError(state: RateLimitState, nowSeconds: number): ApiEr
 	);
 }
 
-function mergeConfig(base: Required<RateLimitConfig>, update: RateLimitConfig): Required<RateLimitConfig> {
+function mergeConfig(
+	base: Required<RateLimitConfig>,
+	update: RateLimitConfig,
+): Required<RateLimitConfig> {
 	return {
 		windowSeconds: update.windowSeconds ?? base.windowSeconds,
 		perTier: { ...base.perTier, ...update.perTier },

@@ -7,7 +7,13 @@ import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { isIPv6 } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { apiReferenceHtml, arazzoYaml, openApiJson, openApiYaml, API_REFERENCE_PATH } from '../openapi';
+import {
+	apiReferenceHtml,
+	arazzoYaml,
+	openApiJson,
+	openApiYaml,
+	API_REFERENCE_PATH,
+} from '../openapi';
 import { buildPath, DEFAULT_PATH_PREFIX, joinPrefix } from '../src/api';
 import { registerAdminRoutes } from './admin-routes';
 import { registerApiRoutes } from './api-routes';
@@ -80,7 +86,8 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Runnin
 	});
 	const links: Links = {
 		job: (jobId) => joinPrefix(pathPrefix, buildPath('getTranscription', { job_id: jobId })),
-		artifact: (jobId) => joinPrefix(pathPrefix, buildPath('getTranscriptionArtifact', { job_id: jobId })),
+		artifact: (jobId) =>
+			joinPrefix(pathPrefix, buildPath('getTranscriptionArtifact', { job_id: jobId })),
 		absolute: (linkPath) => `${context.baseUrl}${linkPath}`,
 	};
 	const faults = new FaultInjector(seed);
@@ -106,7 +113,8 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Runnin
 	const app = buildApp(context, options.quiet ?? false);
 	await app.listen({ host, port: options.port ?? DEFAULT_PORT });
 	const address = app.server.address();
-	const port = typeof address === 'object' && address !== null ? address.port : (options.port ?? DEFAULT_PORT);
+	const port =
+		typeof address === 'object' && address !== null ? address.port : (options.port ?? DEFAULT_PORT);
 	context.baseUrl = `http://${isIPv6(host) ? `[${host}]` : host}:${port}`;
 
 	let closing: Promise<void> | undefined;
@@ -154,14 +162,18 @@ function buildApp(context: SandboxContext, quiet: boolean): FastifyInstance {
 
 	app.setErrorHandler((error: FastifyError | ApiError, request, reply) => {
 		const apiError = toApiError(error);
-		if (apiError.code === 'internal_error' && !quiet) process.stderr.write(`${request.id}: ${error.stack ?? error.message}\n`);
+		if (apiError.code === 'internal_error' && !quiet)
+			process.stderr.write(`${request.id}: ${error.stack ?? error.message}\n`);
 		void reply
 			.code(apiError.status)
 			.headers(apiError.headers)
 			.send(errorEnvelope(context.baseUrl, apiError, request.id));
 	});
 	app.setNotFoundHandler((request, reply) => {
-		const error = ApiError.of('not_found', `No route matches ${request.method} ${request.url.split('?')[0]}.`);
+		const error = ApiError.of(
+			'not_found',
+			`No route matches ${request.method} ${request.url.split('?')[0]}.`,
+		);
 		void reply.code(404).send(errorEnvelope(context.baseUrl, error, request.id));
 	});
 
@@ -181,9 +193,13 @@ function registerDocumentRoutes(app: FastifyInstance, context: SandboxContext): 
 		reply.type('application/yaml; charset=utf-8').send(openApiYaml({ baseUrl: context.baseUrl })),
 	);
 	app.get(prefixed('/workflows/transcribe.arazzo.yaml'), async (_request, reply) =>
-		reply.type('application/yaml; charset=utf-8').send(arazzoYaml({ openApiUrl: '../openapi.yaml' })),
+		reply
+			.type('application/yaml; charset=utf-8')
+			.send(arazzoYaml({ openApiUrl: '../openapi.yaml' })),
 	);
-	app.get(API_REFERENCE_PATH, async (_request, reply) => reply.type('text/html; charset=utf-8').send(apiReferenceHtml()));
+	app.get(API_REFERENCE_PATH, async (_request, reply) =>
+		reply.type('text/html; charset=utf-8').send(apiReferenceHtml()),
+	);
 }
 
 function toApiError(error: FastifyError | ApiError): ApiError {

@@ -54,7 +54,8 @@ export interface JobRequest {
 	webhook_url: string | null;
 }
 
-export type TranscribeOutcome = { ok: true; transcript: Transcript } | { ok: false; reason: string };
+export type TranscribeOutcome =
+	{ ok: true; transcript: Transcript } | { ok: false; reason: string };
 
 export interface JobRecord {
 	job_id: string;

@@ -8,7 +8,11 @@ import type { Readable } from 'node:stream';
 import { Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 
-export async function streamToFile(body: Readable | undefined, filePath: string, sizeBytes: number): Promise<number> {
+export async function streamToFile(
+	body: Readable | undefined,
+	filePath: string,
+	sizeBytes: number,
+): Promise<number> {
 	if (!body) return 0;
 	let received = 0;
 	const capAtDeclaredSize = new Transform({

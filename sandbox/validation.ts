@@ -43,7 +43,9 @@ export class RequestValidator {
 			for (const part of Object.keys(LOCATIONS) as Part[]) {
 				const schema = schemas[part];
 				if (schema) {
-					validators[part] = (part === 'body' ? strict : coercing).compile(withoutProperties(schema, handlerOwned));
+					validators[part] = (part === 'body' ? strict : coercing).compile(
+						withoutProperties(schema, handlerOwned),
+					);
 				}
 			}
 			this.operations.set(operationId, {
@@ -56,7 +58,11 @@ export class RequestValidator {
 	/** Validates (and coerces in place) query, path parameters and headers. */
 	validateParameters(
 		operationId: OperationId,
-		input: { query: Record<string, unknown>; params: Record<string, unknown>; headers: Record<string, unknown> },
+		input: {
+			query: Record<string, unknown>;
+			params: Record<string, unknown>;
+			headers: Record<string, unknown>;
+		},
 	): void {
 		const operation = this.operations.get(operationId);
 		if (!operation) return;
@@ -79,7 +85,12 @@ export class RequestValidator {
 }
 
 function makeAjv(coerce: boolean): Ajv2020 {
-	const ajv = new Ajv2020({ allErrors: true, strict: false, coerceTypes: coerce, useDefaults: coerce });
+	const ajv = new Ajv2020({
+		allErrors: true,
+		strict: false,
+		coerceTypes: coerce,
+		useDefaults: coerce,
+	});
 	addFormats(ajv);
 	return ajv;
 }
@@ -87,8 +98,14 @@ function makeAjv(coerce: boolean): Ajv2020 {
 /** Names of the parameters the document marks with x-invalid-error-code (the handler answers those). */
 function handlerOwnedParameters(operationId: OperationId): Set<string> {
 	const { operation, pathItem } = findOperation(operationId);
-	const parameters = [...(pathItem.parameters ?? []), ...(operation.parameters ?? [])].map(resolveParameter);
-	return new Set(parameters.filter((parameter) => parameter['x-invalid-error-code'] !== undefined).map((p) => p.name));
+	const parameters = [...(pathItem.parameters ?? []), ...(operation.parameters ?? [])].map(
+		resolveParameter,
+	);
+	return new Set(
+		parameters
+			.filter((parameter) => parameter['x-invalid-error-code'] !== undefined)
+			.map((p) => p.name),
+	);
 }
 
 function resolveParameter(parameter: ParameterObject | ReferenceObject): ParameterObject {
@@ -117,6 +134,8 @@ function toIssue(error: ErrorObject, location: ValidationIssue['location']): Val
 	const child = params.missingProperty ?? params.additionalProperty;
 	const field = child ? (path ? `${path}.${child}` : child) : path;
 	const message =
-		error.keyword === 'additionalProperties' ? 'is not an allowed property' : (error.message ?? 'is invalid');
+		error.keyword === 'additionalProperties'
+			? 'is not an allowed property'
+			: (error.message ?? 'is invalid');
 	return { location, field, message };
 }

@@ -29,7 +29,8 @@ const SAMPLE_MEDIA = [
 const FORMATS = ARTIFACT_FORMATS;
 
 const write = (line: string) => process.stdout.write(`${line}\n`);
-const elapsed = (since: number) => `${((performance.now() - since) / 1000).toFixed(1).padStart(5)} s`;
+const elapsed = (since: number) =>
+	`${((performance.now() - since) / 1000).toFixed(1).padStart(5)} s`;
 
 /**
  * Reports each request the sandbox answers (it runs in this process, so n8n's HTTP calls are seen as
@@ -55,7 +56,9 @@ class Progress {
 		const method = request.method ?? '';
 		const status = response.statusCode;
 		const bytes = Number(request.headers['content-length'] ?? 0);
-		this.queue = this.queue.then(() => this.describe(method, url, status, bytes)).catch(() => undefined);
+		this.queue = this.queue
+			.then(() => this.describe(method, url, status, bytes))
+			.catch(() => undefined);
 	};
 
 	start(): void {
@@ -78,7 +81,8 @@ class Progress {
 	private async learn(): Promise<void> {
 		const records = await this.admin.records();
 		for (const upload of records.uploads) this.fileOfUpload.set(upload.upload_id, upload.filename);
-		for (const job of records.jobs) this.fileOfJob.set(job.job_id, this.fileOfUpload.get(job.upload_id) ?? job.upload_id);
+		for (const job of records.jobs)
+			this.fileOfJob.set(job.job_id, this.fileOfUpload.get(job.upload_id) ?? job.upload_id);
 	}
 
 	private async fileFor(kind: 'upload' | 'job', id: string): Promise<string> {
@@ -87,7 +91,12 @@ class Progress {
 		return known.get(id) ?? id;
 	}
 
-	private async describe(method: string, url: string, status: number, bytesIn: number): Promise<void> {
+	private async describe(
+		method: string,
+		url: string,
+		status: number,
+		bytesIn: number,
+	): Promise<void> {
 		const pathname = new URL(url, 'http://sandbox').pathname;
 		const upload = /\/uploads\/([^/]+)\/binary$/.exec(pathname);
 		const artifact = /\/transcriptions\/([^/]+)\/artifact(?:\.(\w+))?$/.exec(pathname);
@@ -99,7 +108,10 @@ class Progress {
 				this.say(fileName, `slot ${uploadId} reserved`);
 			}
 		} else if (method === 'PUT' && upload) {
-			this.say(await this.fileFor('upload', upload[1]), `uploaded ${bytesIn.toLocaleString('en')} bytes → ${status}`);
+			this.say(
+				await this.fileFor('upload', upload[1]),
+				`uploaded ${bytesIn.toLocaleString('en')} bytes → ${status}`,
+			);
 		} else if (method === 'GET' && artifact) {
 			const format = artifact[2] ?? 'default';
 			this.say(await this.fileFor('job', artifact[1]), `downloaded ${format} → ${status}`);
@@ -136,16 +148,30 @@ interface Row {
 }
 
 function printSummary(rows: Row[]): void {
-	const header = ['file', 'job', 'status', 'language', ...FORMATS.map((format) => `${format} bytes`)];
+	const header = [
+		'file',
+		'job',
+		'status',
+		'language',
+		...FORMATS.map((format) => `${format} bytes`),
+	];
 	const lines = rows.map((row) => [
 		row.file,
 		row.job,
 		row.status,
 		row.language,
-		...FORMATS.map((format) => (row.artifacts[format] === undefined ? 'MISSING' : String(row.artifacts[format]))),
+		...FORMATS.map((format) =>
+			row.artifacts[format] === undefined ? 'MISSING' : String(row.artifacts[format]),
+		),
 	]);
-	const widths = header.map((title, column) => Math.max(title.length, ...lines.map((line) => line[column].length)));
-	const format = (cells: string[]) => cells.map((cell, column) => cell.padEnd(widths[column])).join('  ').trimEnd();
+	const widths = header.map((title, column) =>
+		Math.max(title.length, ...lines.map((line) => line[column].length)),
+	);
+	const format = (cells: string[]) =>
+		cells
+			.map((cell, column) => cell.padEnd(widths[column]))
+			.join('  ')
+			.trimEnd();
 	write('');
 	write(format(header));
 	write(widths.map((width) => '─'.repeat(width)).join('  '));
@@ -161,16 +187,25 @@ async function main(): Promise<number> {
 	const sandbox = await startSandbox({ port: 0, quiet: true, jobSeconds: 3 });
 	const progress = new Progress(new SandboxAdmin(sandbox.baseUrl), started);
 	try {
-		write(`Transcription Service demo — sandbox at ${sandbox.baseUrl}, output in ${path.relative(process.cwd(), OUTPUT_DIR)}/`);
+		write(
+			`Transcription Service demo — sandbox at ${sandbox.baseUrl}, output in ${path.relative(process.cwd(), OUTPUT_DIR)}/`,
+		);
 		const example = loadExample(EXAMPLES.form);
 		const node = findNode(example, 'Transcribe and Download');
 		const binaryProperty = String(node.parameters.binaryPropertyName);
 		const items = await Promise.all(
 			SAMPLE_MEDIA.map(({ fileName, seconds }) =>
-				binaryItem({ data: makeWav({ seconds }), fileName, mimeType: 'audio/wav', property: binaryProperty }),
+				binaryItem({
+					data: makeWav({ seconds }),
+					fileName,
+					mimeType: 'audio/wav',
+					property: binaryProperty,
+				}),
 			),
 		);
-		write(`Generated ${items.length} recordings; running "${node.name}" from examples/${EXAMPLES.form}\n`);
+		write(
+			`Generated ${items.length} recordings; running "${node.name}" from examples/${EXAMPLES.form}\n`,
+		);
 
 		progress.start();
 		const run = await runWorkflow({
@@ -200,7 +235,10 @@ async function main(): Promise<number> {
 		for (const [index, { fileName }] of SAMPLE_MEDIA.entries()) {
 			const output = outputs.find((item) => pairedIndex(item) === index);
 			const json = output?.json ?? {};
-			const analysis = (json.analysis ?? {}) as { language?: string | null; dialect?: string | null };
+			const analysis = (json.analysis ?? {}) as {
+				language?: string | null;
+				dialect?: string | null;
+			};
 			const row: Row = {
 				file: fileName,
 				job: String(json.job_id ?? '—'),
@@ -213,7 +251,10 @@ async function main(): Promise<number> {
 				if (!binary) continue;
 				const bytes = await binaryBytes(binary);
 				if (bytes.length === 0) continue;
-				await writeFile(path.join(OUTPUT_DIR, binary.fileName ?? `${path.parse(fileName).name}.${format}`), bytes);
+				await writeFile(
+					path.join(OUTPUT_DIR, binary.fileName ?? `${path.parse(fileName).name}.${format}`),
+					bytes,
+				);
 				row.artifacts[format] = bytes.length;
 			}
 			rows.push(row);
@@ -222,21 +263,26 @@ async function main(): Promise<number> {
 
 		const expected = SAMPLE_MEDIA.length * FORMATS.length;
 		const produced = rows.reduce((count, row) => count + Object.keys(row.artifacts).length, 0);
-		write(`${produced}/${expected} artifacts written to ${path.relative(process.cwd(), OUTPUT_DIR)}/ in ${elapsed(started).trim()}`);
+		write(
+			`${produced}/${expected} artifacts written to ${path.relative(process.cwd(), OUTPUT_DIR)}/ in ${elapsed(started).trim()}`,
+		);
 		return produced === expected ? 0 : 1;
 	} finally {
 		await progress.stop();
 		await sandbox.close();
 		await cleanupBinaryData();
 		const userFolder = process.env.N8N_USER_FOLDER;
-		if (userFolder?.startsWith(path.join(tmpdir(), 'tss-n8n-user-'))) await rm(userFolder, { recursive: true, force: true });
+		if (userFolder?.startsWith(path.join(tmpdir(), 'tss-n8n-user-')))
+			await rm(userFolder, { recursive: true, force: true });
 	}
 }
 
 main().then(
 	(code) => process.exit(code),
 	(error: unknown) => {
-		process.stderr.write(`demo: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+		process.stderr.write(
+			`demo: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`,
+		);
 		process.exit(1);
 	},
 );

@@ -6,7 +6,11 @@ import { mkdir } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import path from 'node:path';
 
-import { SANDBOX_CREDENTIAL, SANDBOX_TEST_KEY_CREDENTIAL, startEnvironment } from '../test/e2e/harness/environment';
+import {
+	SANDBOX_CREDENTIAL,
+	SANDBOX_TEST_KEY_CREDENTIAL,
+	startEnvironment,
+} from '../test/e2e/harness/environment';
 import type { WorkflowPlaces } from '../test/e2e/harness/environment';
 import { freePort } from '../test/e2e/harness/processes';
 import { OWNER } from '../test/e2e/harness/rest';
@@ -37,9 +41,12 @@ function exampleWorkflows(places: WorkflowPlaces) {
 
 async function main(): Promise<void> {
 	const versionId = process.env.E2E_N8N ?? '2.8';
-	if (!isN8nVersionId(versionId)) throw new Error(`E2E_N8N must be 2.8 or 2.15 for dev, not "${versionId}"`);
+	if (!isN8nVersionId(versionId))
+		throw new Error(`E2E_N8N must be 2.8 or 2.15 for dev, not "${versionId}"`);
 	// Cached after the first time (minutes then, instant later).
-	execFileSync('bash', [path.join(REPO_ROOT, 'scripts/e2e/install.sh'), versionId], { stdio: 'inherit' });
+	execFileSync('bash', [path.join(REPO_ROOT, 'scripts/e2e/install.sh'), versionId], {
+		stdio: 'inherit',
+	});
 
 	write(`Starting the sandbox and n8n ${versionId} (about 20 s)…`);
 	const environment = await startEnvironment({
@@ -49,10 +56,13 @@ async function main(): Promise<void> {
 		n8nPort: await preferredPort(5678),
 		jobSeconds: 5,
 		workflows: exampleWorkflows,
-		activate: triggerIsBuilt() ? [WORKFLOW_IDS.exampleForm, WORKFLOW_IDS.exampleTrigger] : [WORKFLOW_IDS.exampleForm],
+		activate: triggerIsBuilt()
+			? [WORKFLOW_IDS.exampleForm, WORKFLOW_IDS.exampleTrigger]
+			: [WORKFLOW_IDS.exampleForm],
 	});
 	const { n8n, sandbox, filesFolder } = environment;
-	for (const folder of ['inbox', 'transcripts']) await mkdir(path.join(filesFolder, folder), { recursive: true });
+	for (const folder of ['inbox', 'transcripts'])
+		await mkdir(path.join(filesFolder, folder), { recursive: true });
 
 	write();
 	write(`n8n ${n8n.install.n8nVersion} editor   ${n8n.baseUrl}`);
@@ -62,9 +72,13 @@ async function main(): Promise<void> {
 	if (triggerIsBuilt()) {
 		write(`  trigger URL (b)        ${triggerWorkflows(n8n.baseUrl).urls.exampleTrigger}`);
 	}
-	write(`  files folder           ${filesFolder} (batch example reads inbox/, trigger example writes transcripts/)`);
+	write(
+		`  files folder           ${filesFolder} (batch example reads inbox/, trigger example writes transcripts/)`,
+	);
 	write(`Sandbox                  ${sandbox.baseUrl} (webhooks to loopback allowed)`);
-	write(`  credentials            "${SANDBOX_CREDENTIAL.name}" (live key), "${SANDBOX_TEST_KEY_CREDENTIAL.name}"`);
+	write(
+		`  credentials            "${SANDBOX_CREDENTIAL.name}" (live key), "${SANDBOX_TEST_KEY_CREDENTIAL.name}"`,
+	);
 	write(`  live key               ${sandbox.keys.platinum_live.key}`);
 	write(`  test key               ${sandbox.keys.platinum_test.key}`);
 	write(`  signing secret         ${sandbox.keys.platinum_live.signing_secret}`);
@@ -90,6 +104,8 @@ async function main(): Promise<void> {
 }
 
 main().catch((error: unknown) => {
-	process.stderr.write(`dev: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+	process.stderr.write(
+		`dev: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`,
+	);
 	process.exit(1);
 });

@@ -29,7 +29,11 @@ export function baseNodesAvailable(): boolean {
 	return baseNodesDir() !== null;
 }
 
-type ResolveFilename = (request: string, parent: { filename?: string | null } | undefined, ...rest: unknown[]) => string;
+type ResolveFilename = (
+	request: string,
+	parent: { filename?: string | null } | undefined,
+	...rest: unknown[]
+) => string;
 
 /**
  * The engine checks `nodeType instanceof Node` (n8n-workflow's class) to decide how to call a node, so the nodes
@@ -52,7 +56,8 @@ let loaderPromise: Promise<LazyPackageDirectoryLoader> | undefined;
 function loadBaseNodes(): Promise<LazyPackageDirectoryLoader> {
 	loaderPromise ??= (async () => {
 		const directory = baseNodesDir();
-		if (!directory) throw new Error('n8n-nodes-base is not installed: run scripts/e2e/install.sh 2.8');
+		if (!directory)
+			throw new Error('n8n-nodes-base is not installed: run scripts/e2e/install.sh 2.8');
 		// Node names modules by their real path; the install is reached through a symlink.
 		shareEnginePackages(realpathSync(path.dirname(directory)));
 		const loader = new LazyPackageDirectoryLoader(directory);
@@ -76,7 +81,11 @@ let executionCounter = 0;
 
 export async function runBaseWorkflow(definition: BaseWorkflow): Promise<IRun> {
 	const loader = await loadBaseNodes();
-	const nodes: INode[] = definition.nodes.map((node, index) => ({ ...node, id: `base-${index}`, position: [index * 200, 0] }));
+	const nodes: INode[] = definition.nodes.map((node, index) => ({
+		...node,
+		id: `base-${index}`,
+		position: [index * 200, 0],
+	}));
 	const startNode = nodes.find((node) => node.name === definition.startNode);
 	if (!startNode) throw new Error(`no start node "${definition.startNode}"`);
 	return await executeInEngine({
@@ -93,5 +102,7 @@ export async function runBaseWorkflow(definition: BaseWorkflow): Promise<IRun> {
 
 /** Every item a node emitted on its first output, over all its runs (a node inside a loop runs many times). */
 export function allRunItems(run: IRun, nodeName: string): INodeExecutionData[] {
-	return (run.data.resultData.runData[nodeName] ?? []).flatMap((taskData) => taskData.data?.main?.[0] ?? []);
+	return (run.data.resultData.runData[nodeName] ?? []).flatMap(
+		(taskData) => taskData.data?.main?.[0] ?? [],
+	);
 }

@@ -30,19 +30,34 @@ function httpRequest(name: string, apiKey: string, parameters: Record<string, un
 }
 
 function jsonBody(expression: string): Record<string, unknown> {
-	return { sendBody: true, contentType: 'json', specifyBody: 'json', jsonBody: `={{ JSON.stringify(${expression}) }}` };
+	return {
+		sendBody: true,
+		contentType: 'json',
+		specifyBody: 'json',
+		jsonBody: `={{ JSON.stringify(${expression}) }}`,
+	};
 }
 
-export function baselineWorkflow(args: { apiKey: string; baseUrl: string }): { nodes: NodeSpec[]; connections: IConnections } {
+export function baselineWorkflow(args: { apiKey: string; baseUrl: string }): {
+	nodes: NodeSpec[];
+	connections: IConnections;
+} {
 	const api = `${args.baseUrl}/api/v1`;
 	const nodes: NodeSpec[] = [
 		// Where the media items enter, as they would from a file-reading node (the loop needs a node before it).
 		{ name: 'Media Files', type: 'n8n-nodes-base.noOp', typeVersion: 1, parameters: {} },
-		{ name: 'Loop Over Items', type: 'n8n-nodes-base.splitInBatches', typeVersion: 3, parameters: { batchSize: 1, options: {} } },
+		{
+			name: 'Loop Over Items',
+			type: 'n8n-nodes-base.splitInBatches',
+			typeVersion: 3,
+			parameters: { batchSize: 1, options: {} },
+		},
 		httpRequest('Create Slot', args.apiKey, {
 			method: 'POST',
 			url: `${api}/uploads`,
-			...jsonBody('{ filename: $binary.data.fileName, content_type: $binary.data.mimeType, size_bytes: $binary.data.bytes }'),
+			...jsonBody(
+				'{ filename: $binary.data.fileName, content_type: $binary.data.mimeType, size_bytes: $binary.data.bytes }',
+			),
 		}),
 		{
 			name: 'Slot And Binary',
@@ -81,7 +96,12 @@ export function baselineWorkflow(args: { apiKey: string; baseUrl: string }): { n
 				conditions: {
 					options: { caseSensitive: true, leftValue: '', typeValidation: 'strict', version: 2 },
 					conditions: [
-						{ id: 'status-completed', leftValue: '={{ $json.status }}', rightValue: 'completed', operator: { type: 'string', operation: 'equals' } },
+						{
+							id: 'status-completed',
+							leftValue: '={{ $json.status }}',
+							rightValue: 'completed',
+							operator: { type: 'string', operation: 'equals' },
+						},
 					],
 					combinator: 'and',
 				},
@@ -115,7 +135,11 @@ export interface BaselineResult {
 	error: string | null;
 }
 
-export async function runBaselineFlow(args: { items: INodeExecutionData[]; apiKey: string; baseUrl: string }): Promise<BaselineResult> {
+export async function runBaselineFlow(args: {
+	items: INodeExecutionData[];
+	apiKey: string;
+	baseUrl: string;
+}): Promise<BaselineResult> {
 	const { nodes, connections } = baselineWorkflow(args);
 	const run = await runBaseWorkflow({
 		nodes,

@@ -39,7 +39,10 @@ export interface CountingProxy {
 	close(): Promise<void>;
 }
 
-export async function startCountingProxy(targetBaseUrl: string, options: CountingProxyOptions = {}): Promise<CountingProxy> {
+export async function startCountingProxy(
+	targetBaseUrl: string,
+	options: CountingProxyOptions = {},
+): Promise<CountingProxy> {
 	const now = options.now ?? Date.now;
 	const target = new URL(targetBaseUrl);
 	if (!['127.0.0.1', 'localhost', '[::1]'].includes(target.hostname)) {
@@ -109,7 +112,9 @@ export async function startCountingProxy(targetBaseUrl: string, options: Countin
 		baseUrl: `http://127.0.0.1:${port}`,
 		exchanges,
 		select(method, pathPattern) {
-			return exchanges.filter((exchange) => exchange.method === method && pathPattern.test(exchange.url));
+			return exchanges.filter(
+				(exchange) => exchange.method === method && pathPattern.test(exchange.url),
+			);
 		},
 		async close() {
 			server.closeAllConnections();

@@ -2,13 +2,23 @@
 
 import type { IDataObject, INodeExecutionData } from 'n8n-workflow';
 
-import { binaryItem, nodeType, runWorkflow, type RunResult, type TestCredentials } from '../../test/engine/harness';
+import {
+	binaryItem,
+	nodeType,
+	runWorkflow,
+	type RunResult,
+	type TestCredentials,
+} from '../../test/engine/harness';
 import { makeWav } from '../../test/fixtures/media';
 
 export const ACTION_NODE_NAME = 'Transcribe and Download';
 
 /** One short WAV per item, each with its own file name so its slot and job can be told apart in the records. */
-export async function wavItems(count: number, namePrefix: string, seconds = 1): Promise<INodeExecutionData[]> {
+export async function wavItems(
+	count: number,
+	namePrefix: string,
+	seconds = 1,
+): Promise<INodeExecutionData[]> {
 	const wav = makeWav({ seconds });
 	const items: INodeExecutionData[] = [];
 	for (let index = 0; index < count; index++) {

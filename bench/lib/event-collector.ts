@@ -19,7 +19,9 @@ export async function startEventCollector(): Promise<EventCollector> {
 		request.on('data', (chunk: Buffer) => chunks.push(chunk));
 		request.on('end', () => {
 			try {
-				const { event_id: eventId } = JSON.parse(Buffer.concat(chunks).toString('utf8')) as { event_id?: unknown };
+				const { event_id: eventId } = JSON.parse(Buffer.concat(chunks).toString('utf8')) as {
+					event_id?: unknown;
+				};
 				const key = typeof eventId === 'string' ? eventId : '(no event_id)';
 				counts.set(key, (counts.get(key) ?? 0) + 1);
 			} catch {

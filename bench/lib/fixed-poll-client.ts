@@ -25,7 +25,11 @@ export async function transcribeWithFixedPoll(args: {
 		await fetch(`${api}/uploads`, {
 			method: 'POST',
 			headers: { ...auth, 'content-type': 'application/json' },
-			body: JSON.stringify({ filename: args.fileName, content_type: 'audio/wav', size_bytes: args.media.length }),
+			body: JSON.stringify({
+				filename: args.fileName,
+				content_type: 'audio/wav',
+				size_bytes: args.media.length,
+			}),
 		}),
 	)) as { upload_id: string };
 	await expectJson(
@@ -47,14 +51,18 @@ export async function transcribeWithFixedPoll(args: {
 	let polls = 0;
 	while (!isTerminalStatus(status)) {
 		await delay(args.intervalMs);
-		const snapshot = (await expectJson(await fetch(`${api}/transcriptions/${created.job_id}`, { headers: auth }))) as {
+		const snapshot = (await expectJson(
+			await fetch(`${api}/transcriptions/${created.job_id}`, { headers: auth }),
+		)) as {
 			status: string;
 		};
 		polls++;
 		status = snapshot.status;
 	}
 	if (status === 'completed') {
-		const artifact = await fetch(`${api}/transcriptions/${created.job_id}/artifact`, { headers: auth });
+		const artifact = await fetch(`${api}/transcriptions/${created.job_id}/artifact`, {
+			headers: auth,
+		});
 		await artifact.arrayBuffer();
 	}
 	return { jobId: created.job_id, polls, status };
@@ -62,6 +70,7 @@ export async function transcribeWithFixedPoll(args: {
 
 async function expectJson(response: Response): Promise<unknown> {
 	const body: unknown = await response.json();
-	if (!response.ok) throw new Error(`${response.url} answered ${response.status}: ${JSON.stringify(body)}`);
+	if (!response.ok)
+		throw new Error(`${response.url} answered ${response.status}: ${JSON.stringify(body)}`);
 	return body;
 }

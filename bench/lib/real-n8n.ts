@@ -7,7 +7,11 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { INode } from 'n8n-workflow';
 
-import { SANDBOX_CREDENTIAL, startEnvironment, type E2eEnvironment } from '../../test/e2e/harness/environment';
+import {
+	SANDBOX_CREDENTIAL,
+	startEnvironment,
+	type E2eEnvironment,
+} from '../../test/e2e/harness/environment';
 import { n8nInstall } from '../../test/e2e/harness/versions';
 import { triggerProductionUrl, type WorkflowJson } from '../../test/e2e/harness/workflows';
 
@@ -37,13 +41,18 @@ function reporterNode(reportUrl: string): INode {
 			sendBody: true,
 			contentType: 'json',
 			specifyBody: 'json',
-			jsonBody: '={{ JSON.stringify({ event_id: $json.event_id ?? $json.body?.event_id, event: $json.event ?? $json.body?.event }) }}',
+			jsonBody:
+				'={{ JSON.stringify({ event_id: $json.event_id ?? $json.body?.event_id, event: $json.event ?? $json.body?.event }) }}',
 			options: {},
 		},
 	};
 }
 
-function withReporter(workflow: WorkflowJson, fromNode: string, reportUrl: string | undefined): WorkflowJson {
+function withReporter(
+	workflow: WorkflowJson,
+	fromNode: string,
+	reportUrl: string | undefined,
+): WorkflowJson {
 	if (!reportUrl) return workflow;
 	return {
 		...workflow,
@@ -92,7 +101,12 @@ export function plainWebhookWorkflow(id: string, reportUrl?: string): WorkflowJs
 					typeVersion: 2,
 					position: [0, 0],
 					webhookId: `${id}-hook`,
-					parameters: { httpMethod: 'POST', path: PLAIN_WEBHOOK_PATH, responseMode: 'onReceived', options: {} },
+					parameters: {
+						httpMethod: 'POST',
+						path: PLAIN_WEBHOOK_PATH,
+						responseMode: 'onReceived',
+						options: {},
+					},
 				},
 			],
 			connections: {},
@@ -132,11 +146,16 @@ export async function startRealN8n(workflows: WorkflowJson[]): Promise<RealN8n> 
 			let count = 0;
 			let cursor: string | null | undefined;
 			do {
-				const query = new URLSearchParams({ workflowId, limit: '250', ...(cursor ? { cursor } : {}) });
+				const query = new URLSearchParams({
+					workflowId,
+					limit: '250',
+					...(cursor ? { cursor } : {}),
+				});
 				const response = await fetch(`${baseUrl}/api/v1/executions?${query.toString()}`, {
 					headers: { 'x-n8n-api-key': environment.api.session.apiKey },
 				});
-				if (!response.ok) throw new Error(`/api/v1/executions → ${response.status}: ${await response.text()}`);
+				if (!response.ok)
+					throw new Error(`/api/v1/executions → ${response.status}: ${await response.text()}`);
 				const page = (await response.json()) as { data: unknown[]; nextCursor?: string | null };
 				count += page.data.length;
 				cursor = page.nextCursor;

@@ -25,7 +25,13 @@ export interface ResultRow {
 export interface BenchReport {
 	generatedAt: string;
 	commit: string | null;
-	machine: { cpus: number; cpuModel: string; node: string; loadBefore: number[]; loadAfter: number[] };
+	machine: {
+		cpus: number;
+		cpuModel: string;
+		node: string;
+		loadBefore: number[];
+		loadAfter: number[];
+	};
 	settings: Record<string, unknown>;
 	rows: ResultRow[];
 	skipped: Array<{ benchmark: string; reason: string }>;
@@ -39,7 +45,10 @@ export function machineLoad(): number[] {
 
 export function currentCommit(): string | null {
 	try {
-		return execFileSync('git', ['rev-parse', '--short', 'HEAD'], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim();
+		return execFileSync('git', ['rev-parse', '--short', 'HEAD'], {
+			encoding: 'utf8',
+			stdio: ['ignore', 'pipe', 'ignore'],
+		}).trim();
 	} catch {
 		return null;
 	}
@@ -91,9 +100,16 @@ export function renderTable(report: BenchReport): string {
 		row.target ?? '',
 		row.meetsTarget === undefined ? '' : row.meetsTarget ? 'yes' : 'NO',
 	]);
-	const widths = header.map((title, column) => Math.max(title.length, ...lines.map((line) => line[column].length)));
-	const render = (cells: string[]) => `| ${cells.map((cell, column) => cell.padEnd(widths[column])).join(' | ')} |`;
-	const table = [render(header), render(widths.map((width) => '-'.repeat(width))), ...lines.map(render)];
+	const widths = header.map((title, column) =>
+		Math.max(title.length, ...lines.map((line) => line[column].length)),
+	);
+	const render = (cells: string[]) =>
+		`| ${cells.map((cell, column) => cell.padEnd(widths[column])).join(' | ')} |`;
+	const table = [
+		render(header),
+		render(widths.map((width) => '-'.repeat(width))),
+		...lines.map(render),
+	];
 	const notes = report.rows
 		.filter((row) => row.note)
 		.map((row) => `- ${row.benchmark} ${row.metric}: ${row.note}`);

@@ -25,7 +25,8 @@ export class TranscriptionService implements INodeType {
 		// Labels rather than raw values under the node on the canvas; a unit test keeps the keys equal to the operations offered.
 		subtitle:
 			'={{ {"account.get":"Get Account","transcription.create":"Create Transcription","transcription.downloadArtifact":"Download Artifact","transcription.get":"Get Transcription","transcription.getAll":"Get Many Transcriptions","transcription.transcribeAndDownload":"Transcribe and Download","upload.createSlot":"Create Upload Slot","upload.sendMedia":"Send Media","webhook.sendTestEvent":"Send Test Event"}[$parameter["resource"] + "." + $parameter["operation"]] }}',
-		description: 'Transcribe audio and video: upload media, create jobs, wait, and download SRT, TXT, PDF or DOCX',
+		description:
+			'Transcribe audio and video: upload media, create jobs, wait, and download SRT, TXT, PDF or DOCX',
 		defaults: { name: 'Transcription Service' },
 		usableAsTool: true,
 		inputs: [NodeConnectionTypes.Main],

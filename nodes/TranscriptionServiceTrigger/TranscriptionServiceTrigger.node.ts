@@ -41,12 +41,15 @@ export class TranscriptionServiceTrigger implements INodeType {
 		group: ['trigger'],
 		version: 1,
 		subtitle: '={{ $parameter["events"].join(", ") }}',
-		description: 'Starts the workflow when a transcription completes or fails (signed webhook events)',
+		description:
+			'Starts the workflow when a transcription completes or fails (signed webhook events)',
 		defaults: { name: 'Transcription Service Trigger' },
 		inputs: [],
 		outputs: [NodeConnectionTypes.Main],
 		credentials: [{ name: 'transcriptionServiceApi', required: true }],
-		webhooks: [{ name: 'default', httpMethod: 'POST', responseMode: 'onReceived', path: 'webhook' }],
+		webhooks: [
+			{ name: 'default', httpMethod: 'POST', responseMode: 'onReceived', path: 'webhook' },
+		],
 		properties,
 	};
 
@@ -84,7 +87,10 @@ export class TranscriptionServiceTrigger implements INodeType {
 		const secrets = body.ok ? await signingSecrets(this) : [];
 		// From here to remembering the event there is no await: within this process the dedupe check is exact.
 		// The Test URL keeps no memory, as n8n keeps no static data for it: a test event can be replayed.
-		const dedupeKey = this.getMode() === 'manual' ? undefined : `${this.getWorkflow().id ?? ''}:${this.getNode().id}`;
+		const dedupeKey =
+			this.getMode() === 'manual'
+				? undefined
+				: `${this.getWorkflow().id ?? ''}:${this.getNode().id}`;
 		const decision = body.ok
 			? decideDelivery({
 					rawBody: body.rawBody,
@@ -105,7 +111,9 @@ export class TranscriptionServiceTrigger implements INodeType {
 		// Answered before any download: the service counts a slow answer as a failed delivery.
 		response.status(decision.status).json(decision.response);
 		if (decision.action === 'reject') {
-			this.logger.warn(`Transcription Service Trigger refused a delivery (${decision.status}): ${decision.message}`);
+			this.logger.warn(
+				`Transcription Service Trigger refused a delivery (${decision.status}): ${decision.message}`,
+			);
 			return { noWebhookResponse: true };
 		}
 		if (decision.action === 'ignore') return { noWebhookResponse: true };
@@ -120,7 +128,10 @@ type RawBodyResult = { ok: true; rawBody: Uint8Array } | { ok: false; rejection:
 /** The bytes as received (n8n keeps them in `rawBody`, reading them on demand); never a re-serialisation. */
 async function readRawBody(request: WebhookRequest): Promise<RawBodyResult> {
 	if (declaredLengthTooLarge(request.headers)) {
-		return { ok: false, rejection: reject(413, 'payload_too_large', `Content-Length exceeds ${MAX_BODY_BYTES} bytes`) };
+		return {
+			ok: false,
+			rejection: reject(413, 'payload_too_large', `Content-Length exceeds ${MAX_BODY_BYTES} bytes`),
+		};
 	}
 	if (!request.rawBody) {
 		try {
@@ -158,7 +169,8 @@ async function eventItem(
 ): Promise<INodeExecutionData> {
 	const json: IDataObject = eventItemJson(event, receivedAtMs);
 	const wantsArtifact = context.getNodeParameter('downloadArtifact', false) as boolean;
-	if (!wantsArtifact || event.event !== 'transcription.completed' || isWebhookTestDelivery(event)) return { json };
+	if (!wantsArtifact || event.event !== 'transcription.completed' || isWebhookTestDelivery(event))
+		return { json };
 
 	const format = context.getNodeParameter('artifactFormat', 'srt') as ArtifactFormat;
 	const artifact = await downloadArtifact(context, event.job_id, format);

@@ -27,11 +27,18 @@ export async function verifyDelivery(context: IHookFunctions, webhookUrl: string
 	const result = response.body;
 	if (result.ok && result.delivered) return;
 	const reason =
-		result.error ?? (result.status_code === null ? 'no reason given' : `the URL answered HTTP ${result.status_code}`);
-	throw new NodeOperationError(context.getNode(), `The service could not deliver a test event to ${webhookUrl}: ${reason}`, {
-		description:
-			result.status_code === 401
-				? 'This node refused the test event\'s signature: check that the credential\'s Signing Secret is the one in the dashboard.'
-				: 'The Production URL must be reachable from the internet over HTTPS on port 443, without redirects.',
-	});
+		result.error ??
+		(result.status_code === null
+			? 'no reason given'
+			: `the URL answered HTTP ${result.status_code}`);
+	throw new NodeOperationError(
+		context.getNode(),
+		`The service could not deliver a test event to ${webhookUrl}: ${reason}`,
+		{
+			description:
+				result.status_code === 401
+					? "This node refused the test event's signature: check that the credential's Signing Secret is the one in the dashboard."
+					: 'The Production URL must be reachable from the internet over HTTPS on port 443, without redirects.',
+		},
+	);
 }

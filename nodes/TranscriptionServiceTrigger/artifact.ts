@@ -5,11 +5,18 @@ import type { IBinaryData, IDataObject, IWebhookFunctions } from 'n8n-workflow';
 
 import type { ArtifactFormat } from '../../src/artifacts';
 import { DEFAULT_RETRY_POLICY } from '../../src/client';
-import { artifactBinary, downloadArtifact as fetchArtifact } from '../TranscriptionService/helpers/artifact';
+import {
+	artifactBinary,
+	downloadArtifact as fetchArtifact,
+} from '../TranscriptionService/helpers/artifact';
 import { apiErrorFieldsOf, TranscriptionServiceClient } from '../TranscriptionService/transport';
 
 // The workflow waits for this download; a shorter retry budget than the action node's keeps it from stalling.
-const ARTIFACT_RETRY_POLICY = { ...DEFAULT_RETRY_POLICY, maxAttempts: 3, maxRateLimitWaitMs: 30_000 };
+const ARTIFACT_RETRY_POLICY = {
+	...DEFAULT_RETRY_POLICY,
+	maxAttempts: 3,
+	maxRateLimitWaitMs: 30_000,
+};
 
 export type ArtifactResult = { ok: true; binary: IBinaryData } | { ok: false; error: IDataObject };
 
@@ -29,6 +36,9 @@ export async function downloadArtifact(
 	} catch (error) {
 		const apiError = apiErrorFieldsOf(error);
 		if (apiError) return { ok: false, error: { ...apiError } as IDataObject };
-		return { ok: false, error: { code: 'artifact_download_failed', message: (error as Error).message } };
+		return {
+			ok: false,
+			error: { code: 'artifact_download_failed', message: (error as Error).message },
+		};
 	}
 }

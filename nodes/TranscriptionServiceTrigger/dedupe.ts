@@ -10,7 +10,10 @@ export interface DedupeWindow {
 }
 
 /** 1,000 ids or 24 hours, whichever is reached first; the service retries for about three hours. */
-export const DEFAULT_DEDUPE_WINDOW: DedupeWindow = { maxEvents: 1000, maxAgeMs: 24 * 60 * 60 * 1000 };
+export const DEFAULT_DEDUPE_WINDOW: DedupeWindow = {
+	maxEvents: 1000,
+	maxAgeMs: 24 * 60 * 60 * 1000,
+};
 
 /**
  * The usable entries of a stored window, oldest first, without expired ones and at most `maxEvents`.
@@ -55,7 +58,10 @@ export function mergeSeenEvents(
 	window: DedupeWindow = DEFAULT_DEDUPE_WINDOW,
 ): SeenEvent[] {
 	const latest = new Map<string, number>();
-	for (const [eventId, acceptedAtMs] of [...activeSeenEvents(first, nowMs, window), ...activeSeenEvents(second, nowMs, window)]) {
+	for (const [eventId, acceptedAtMs] of [
+		...activeSeenEvents(first, nowMs, window),
+		...activeSeenEvents(second, nowMs, window),
+	]) {
 		latest.set(eventId, Math.max(acceptedAtMs, latest.get(eventId) ?? 0));
 	}
 	const merged = [...latest].sort((a, b) => a[1] - b[1]);

@@ -46,9 +46,15 @@ export interface TriggerOptions {
 	verifyOnActivation?: boolean;
 }
 
-export const DEFAULT_EVENTS: readonly string[] = ['transcription.completed', 'transcription.failed'];
+export const DEFAULT_EVENTS: readonly string[] = [
+	'transcription.completed',
+	'transcription.failed',
+];
 
-export function resolveSettings(events: readonly string[] | undefined, options: TriggerOptions): DeliverySettings {
+export function resolveSettings(
+	events: readonly string[] | undefined,
+	options: TriggerOptions,
+): DeliverySettings {
 	return {
 		events: events ?? DEFAULT_EVENTS,
 		toleranceSeconds: options.toleranceSeconds ?? DEFAULT_TOLERANCE_SECONDS,
@@ -78,7 +84,12 @@ export type Rejection = {
 
 export type DeliveryDecision =
 	| Rejection
-	| { action: 'ignore'; status: 200; response: { received: true; ignored: string }; eventId: string }
+	| {
+			action: 'ignore';
+			status: 200;
+			response: { received: true; ignored: string };
+			eventId: string;
+	  }
 	| {
 			action: 'accept';
 			status: 200;
@@ -88,16 +99,29 @@ export type DeliveryDecision =
 			seenEvents?: SeenEvent[];
 	  };
 
-const REQUIRED_HEADERS: readonly WebhookHeaderKey[] = ['event', 'eventId', 'timestamp', 'signature'];
+const REQUIRED_HEADERS: readonly WebhookHeaderKey[] = [
+	'event',
+	'eventId',
+	'timestamp',
+	'signature',
+];
 
-export function reject(status: Rejection['status'], error: RejectReason, message: string): Rejection {
+export function reject(
+	status: Rejection['status'],
+	error: RejectReason,
+	message: string,
+): Rejection {
 	return { action: 'reject', status, response: { error }, message };
 }
 
 /** A Content-Length above the limit is refused before a byte is read. */
 export function declaredLengthTooLarge(headers: IncomingHeaders): boolean {
 	const declared = headers['content-length'];
-	return typeof declared === 'string' && /^\d+$/.test(declared.trim()) && Number(declared) > MAX_BODY_BYTES;
+	return (
+		typeof declared === 'string' &&
+		/^\d+$/.test(declared.trim()) &&
+		Number(declared) > MAX_BODY_BYTES
+	);
 }
 
 /**
@@ -108,7 +132,11 @@ export function declaredLengthTooLarge(headers: IncomingHeaders): boolean {
 export function decideDelivery(delivery: Delivery): DeliveryDecision {
 	const { rawBody, headers, settings } = delivery;
 	if (rawBody.byteLength > MAX_BODY_BYTES) {
-		return reject(413, 'payload_too_large', `The body has ${rawBody.byteLength} bytes; at most ${MAX_BODY_BYTES} are accepted`);
+		return reject(
+			413,
+			'payload_too_large',
+			`The body has ${rawBody.byteLength} bytes; at most ${MAX_BODY_BYTES} are accepted`,
+		);
 	}
 	const missing = REQUIRED_HEADERS.find((key) => readWebhookHeader(headers, key) === undefined);
 	if (missing !== undefined) {
@@ -132,7 +160,8 @@ export function decideDelivery(delivery: Delivery): DeliveryDecision {
 	if (!settings.events.includes(deliveryEventHeader(event))) {
 		return ignore(event.event_id, IGNORED_NOT_SELECTED);
 	}
-	if (!settings.deduplicate) return { action: 'accept', status: 200, response: { received: true }, event };
+	if (!settings.deduplicate)
+		return { action: 'accept', status: 200, response: { received: true }, event };
 
 	const seen = activeSeenEvents(delivery.seenEvents, delivery.nowMs);
 	if (hasSeenEvent(seen, event.event_id)) return ignore(event.event_id, IGNORED_DUPLICATE);
@@ -147,7 +176,10 @@ export function decideDelivery(delivery: Delivery): DeliveryDecision {
 
 /** The emitted item: the body as the service sent it, plus when it arrived. */
 export function eventItemJson(event: WebhookEventBody, receivedAtMs: number): IDataObject {
-	return { ...(event as unknown as IDataObject), received_at: new Date(receivedAtMs).toISOString() };
+	return {
+		...(event as unknown as IDataObject),
+		received_at: new Date(receivedAtMs).toISOString(),
+	};
 }
 
 function ignore(eventId: string, why: string): DeliveryDecision {

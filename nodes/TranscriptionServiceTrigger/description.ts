@@ -6,7 +6,7 @@ import { DEFAULT_TOLERANCE_SECONDS } from '../../src/webhooks';
 export const properties: INodeProperties[] = [
 	{
 		displayName:
-			'The service has no webhook registration: a job\'s Webhook URL is its registration. Copy this node\'s <b>Production URL</b> (Webhook URLs, above) into the Webhook URL field of the Transcription Service node (Create Transcription or Transcribe and Download), then activate this workflow. The service delivers only to public HTTPS on port 443.',
+			"The service has no webhook registration: a job's Webhook URL is its registration. Copy this node's <b>Production URL</b> (Webhook URLs, above) into the Webhook URL field of the Transcription Service node (Create Transcription or Transcribe and Download), then activate this workflow. The service delivers only to public HTTPS on port 443.",
 		name: 'registrationNotice',
 		type: 'notice',
 		default: '',
@@ -42,7 +42,7 @@ export const properties: INodeProperties[] = [
 		type: 'boolean',
 		default: false,
 		description:
-			'Whether to download the transcript of each completed job with the credential\'s API key and attach it as a file. If the download fails, the event still starts the workflow, with an artifact_error field.',
+			"Whether to download the transcript of each completed job with the credential's API key and attach it as a file. If the download fails, the event still starts the workflow, with an artifact_error field.",
 	},
 	{
 		displayName: 'Artifact Format',
@@ -88,7 +88,7 @@ export const properties: INodeProperties[] = [
 				default: DEFAULT_TOLERANCE_SECONDS,
 				typeOptions: { minValue: 1 },
 				description:
-					'How far X-Service-Timestamp may be from this server\'s clock, either way, for an event to be accepted. Older deliveries are rejected as replays.',
+					"How far X-Service-Timestamp may be from this server's clock, either way, for an event to be accepted. Older deliveries are rejected as replays.",
 			},
 			{
 				displayName: 'Verify on Activation',
@@ -96,7 +96,7 @@ export const properties: INodeProperties[] = [
 				type: 'boolean',
 				default: false,
 				description:
-					'Whether activating the workflow first asks the service to send a signed test event to this node\'s Production URL (POST /webhooks/test), and fails if it cannot be delivered',
+					"Whether activating the workflow first asks the service to send a signed test event to this node's Production URL (POST /webhooks/test), and fails if it cannot be delivered",
 			},
 		],
 	},

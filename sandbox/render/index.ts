@@ -16,7 +16,8 @@ export type { MediaInput, TranscribeResult, Transcript, TranscriptSegment } from
  */
 export async function transcribeMedia(input: MediaInput): Promise<TranscribeResult> {
 	const probe = await probeMedia(input.filePath);
-	if (probe === null || probe.durationSeconds <= 0) return { ok: false, reason: 'unreadable_media' };
+	if (probe === null || probe.durationSeconds <= 0)
+		return { ok: false, reason: 'unreadable_media' };
 	return {
 		ok: true,
 		transcript: buildTranscript({
@@ -37,6 +38,9 @@ const RENDERERS: Record<ArtifactFormat, (transcript: Transcript) => Buffer | Pro
 };
 
 /** The artifact's bytes in the given format; nothing is cached here (the server does that). */
-export async function renderArtifact(format: ArtifactFormat, transcript: Transcript): Promise<Buffer> {
+export async function renderArtifact(
+	format: ArtifactFormat,
+	transcript: Transcript,
+): Promise<Buffer> {
 	return RENDERERS[format](transcript);
 }

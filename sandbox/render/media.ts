@@ -3,7 +3,8 @@ import { open } from 'node:fs/promises';
 /** Media files can be 1 GiB; everything the sandbox needs sits in the first bytes. */
 const MEDIA_HEAD_BYTES = 64 * 1024;
 
-export type MediaContainer = 'wav' | 'mp3' | 'aac' | 'ogg' | 'flac' | 'mp4' | 'm4a' | 'mov' | 'webm' | 'mkv';
+export type MediaContainer =
+	'wav' | 'mp3' | 'aac' | 'ogg' | 'flac' | 'mp4' | 'm4a' | 'mov' | 'webm' | 'mkv';
 
 export interface MediaProbe {
 	container: MediaContainer;
@@ -54,7 +55,12 @@ function isoBmffContainer(head: Buffer): MediaContainer {
 
 /** The container named by the file's magic bytes, or null when it is none the service reads. */
 export function sniffContainer(head: Buffer): MediaContainer | null {
-	if (head.length >= 12 && ['RIFF', 'RF64'].includes(ascii(head, 0, 4)) && ascii(head, 8, 4) === 'WAVE') return 'wav';
+	if (
+		head.length >= 12 &&
+		['RIFF', 'RF64'].includes(ascii(head, 0, 4)) &&
+		ascii(head, 8, 4) === 'WAVE'
+	)
+		return 'wav';
 	if (ascii(head, 0, 3) === 'ID3' || isMpegAudioFrame(head)) return 'mp3';
 	if (isAdtsFrame(head)) return 'aac';
 	if (ascii(head, 0, 4) === 'OggS') return 'ogg';
@@ -85,7 +91,8 @@ function wavDurationSeconds(head: Buffer, fileSize: number): number | null {
 		if (chunkId === 'data') {
 			if (!byteRate) return null;
 			const available = Math.max(0, fileSize - bodyOffset);
-			const dataBytes = UNKNOWN_DATA_SIZES.has(chunkSize) || chunkSize > available ? available : chunkSize;
+			const dataBytes =
+				UNKNOWN_DATA_SIZES.has(chunkSize) || chunkSize > available ? available : chunkSize;
 			return dataBytes / byteRate;
 		}
 		// RIFF chunks are padded to an even length.
@@ -110,7 +117,9 @@ export async function probeMedia(filePath: string): Promise<MediaProbe | null> {
 		const container = sniffContainer(readHead);
 		if (container === null) return null;
 		const durationSeconds =
-			container === 'wav' ? wavDurationSeconds(readHead, size) : (size * 8) / NOMINAL_BITS_PER_SECOND[container];
+			container === 'wav'
+				? wavDurationSeconds(readHead, size)
+				: (size * 8) / NOMINAL_BITS_PER_SECOND[container];
 		if (durationSeconds === null) return null;
 		return { container, durationSeconds: roundToMilliseconds(durationSeconds) };
 	} finally {

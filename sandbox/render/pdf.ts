@@ -21,9 +21,24 @@ interface TextStyle {
 }
 
 const TITLE: TextStyle = { weight: 'bold', size: 18, lineHeight: 24, color: rgb(0, 0, 0) };
-const TIMESTAMP: TextStyle = { weight: 'regular', size: 9, lineHeight: 13, color: rgb(0.42, 0.42, 0.42) };
-const BODY: TextStyle = { weight: 'regular', size: 11, lineHeight: 15, color: rgb(0.08, 0.08, 0.08) };
-const FOOTER: TextStyle = { weight: 'regular', size: 9, lineHeight: 13, color: rgb(0.42, 0.42, 0.42) };
+const TIMESTAMP: TextStyle = {
+	weight: 'regular',
+	size: 9,
+	lineHeight: 13,
+	color: rgb(0.42, 0.42, 0.42),
+};
+const BODY: TextStyle = {
+	weight: 'regular',
+	size: 11,
+	lineHeight: 15,
+	color: rgb(0.08, 0.08, 0.08),
+};
+const FOOTER: TextStyle = {
+	weight: 'regular',
+	size: 9,
+	lineHeight: 13,
+	color: rgb(0.42, 0.42, 0.42),
+};
 const GAP_AFTER_TITLE = 14;
 const GAP_BETWEEN_SEGMENTS = 8;
 
@@ -46,7 +61,11 @@ interface FontFile {
 
 const FONT_FILES: Record<Weight, Record<Script, FontFile>> = {
 	regular: {
-		latin: { packageName: '@embedpdf/fonts-latin', file: 'NotoSans-Regular.ttf', subsetName: 'TSLATR+NotoSans-Regular' },
+		latin: {
+			packageName: '@embedpdf/fonts-latin',
+			file: 'NotoSans-Regular.ttf',
+			subsetName: 'TSLATR+NotoSans-Regular',
+		},
 		hebrew: {
 			packageName: '@embedpdf/fonts-hebrew',
 			file: 'NotoSansHebrew-Regular.ttf',
@@ -54,7 +73,11 @@ const FONT_FILES: Record<Weight, Record<Script, FontFile>> = {
 		},
 	},
 	bold: {
-		latin: { packageName: '@embedpdf/fonts-latin', file: 'NotoSans-Bold.ttf', subsetName: 'TSLATB+NotoSans-Bold' },
+		latin: {
+			packageName: '@embedpdf/fonts-latin',
+			file: 'NotoSans-Bold.ttf',
+			subsetName: 'TSLATB+NotoSans-Bold',
+		},
 		hebrew: {
 			packageName: '@embedpdf/fonts-hebrew',
 			file: 'NotoSansHebrew-Bold.ttf',
@@ -84,8 +107,14 @@ function fontPath({ packageName, file }: FontFile): string {
  * writes a short loca table over Noto Sans's odd-length glyphs and most Latin glyphs come out blank.
  * Ligatures are off because pdf-lib spaces an "fi" ligature as if it were wider than it is.
  */
-async function embedSubset(document: PDFDocument, fontFile: FontFile, characters: string): Promise<PDFFont> {
-	const subset = await subsetFont(await readFile(fontPath(fontFile)), characters, { targetFormat: 'sfnt' });
+async function embedSubset(
+	document: PDFDocument,
+	fontFile: FontFile,
+	characters: string,
+): Promise<PDFFont> {
+	const subset = await subsetFont(await readFile(fontPath(fontFile)), characters, {
+		targetFormat: 'sfnt',
+	});
 	return document.embedFont(subset, {
 		subset: false,
 		customName: fontFile.subsetName,
@@ -94,7 +123,10 @@ async function embedSubset(document: PDFDocument, fontFile: FontFile, characters
 }
 
 /** Embeds, per weight and script, a subset holding the given characters and their RTL mirror images. */
-async function embedFonts(document: PDFDocument, textByWeight: Record<Weight, string>): Promise<FontSet> {
+async function embedFonts(
+	document: PDFDocument,
+	textByWeight: Record<Weight, string>,
+): Promise<FontSet> {
 	const fonts: FontSet = { regular: {}, bold: {} };
 	for (const weight of ['regular', 'bold'] as const) {
 		const characters: Record<Script, Set<string>> = { latin: new Set(), hebrew: new Set() };
@@ -106,7 +138,11 @@ async function embedFonts(document: PDFDocument, textByWeight: Record<Weight, st
 		}
 		for (const script of ['latin', 'hebrew'] as const) {
 			if (characters[script].size === 0) continue;
-			fonts[weight][script] = await embedSubset(document, FONT_FILES[weight][script], [...characters[script]].join(''));
+			fonts[weight][script] = await embedSubset(
+				document,
+				FONT_FILES[weight][script],
+				[...characters[script]].join(''),
+			);
 		}
 	}
 	return fonts;
@@ -146,7 +182,10 @@ function runWidth(font: PDFFont, text: string, size: number): number {
 }
 
 function textWidth(text: string, fonts: FontPair, size: number): number {
-	return scriptRuns(text).reduce((width, run) => width + runWidth(fontFor(fonts, run.script), run.text, size), 0);
+	return scriptRuns(text).reduce(
+		(width, run) => width + runWidth(fontFor(fonts, run.script), run.text, size),
+		0,
+	);
 }
 
 /** Splits a word wider than the line into pieces that fit. */
@@ -286,7 +325,9 @@ export async function renderPdf(transcript: Transcript): Promise<Buffer> {
 	if (textLanguage) document.setLanguage(textLanguage);
 
 	const title = printable(transcript.title);
-	const timeRanges = transcript.segments.map((segment) => segmentTimeRange(segment.startSeconds, segment.endSeconds));
+	const timeRanges = transcript.segments.map((segment) =>
+		segmentTimeRange(segment.startSeconds, segment.endSeconds),
+	);
 	const texts = transcript.segments.map((segment) => printable(segment.text));
 	const fonts = await embedFonts(document, {
 		regular: [...timeRanges, ...texts, PAGE_NUMBER_CHARACTERS].join(''),

@@ -12,7 +12,8 @@ function wrapWords(text: string, maxCharacters: number): string[] {
 	const lines: string[] = [];
 	for (const word of text.split(/\s+/u).filter(Boolean)) {
 		const last = lines.length - 1;
-		if (last >= 0 && lines[last].length + 1 + word.length <= maxCharacters) lines[last] += ' ' + word;
+		if (last >= 0 && lines[last].length + 1 + word.length <= maxCharacters)
+			lines[last] += ' ' + word;
 		else lines.push(word);
 	}
 	return lines;

@@ -1,4 +1,9 @@
-function splitMilliseconds(seconds: number): { hours: string; minutes: string; seconds: string; milliseconds: string } {
+function splitMilliseconds(seconds: number): {
+	hours: string;
+	minutes: string;
+	seconds: string;
+	milliseconds: string;
+} {
 	const total = Math.round(seconds * 1000);
 	const pad = (value: number, width = 2) => String(value).padStart(width, '0');
 	return {

@@ -1,5 +1,10 @@
 import type { ModelTier } from '../../src/api';
-import { type CorpusSentence, MEETING_CORPUS, MOCK_CORPUS, PROMPT_VOCABULARY_SENTENCE } from './corpus';
+import {
+	type CorpusSentence,
+	MEETING_CORPUS,
+	MOCK_CORPUS,
+	PROMPT_VOCABULARY_SENTENCE,
+} from './corpus';
 import { detectLanguage, filenameStem } from './language';
 import type { Transcript, TranscriptSegment } from './types';
 
@@ -28,7 +33,10 @@ function cleanText(text: string): string {
 /** The prompt as vocabulary: its comma, semicolon or line separated terms, first ones only. */
 function promptTerms(userPrompt: string | null): string[] {
 	if (userPrompt === null) return [];
-	const terms = userPrompt.split(/[,;\n]/u).map(cleanText).filter(Boolean);
+	const terms = userPrompt
+		.split(/[,;\n]/u)
+		.map(cleanText)
+		.filter(Boolean);
 	return [...new Set(terms)].slice(0, MAX_PROMPT_TERMS);
 }
 
@@ -40,7 +48,10 @@ function wordingForTier(sentence: string, modelTier: ModelTier): string {
 /** Segment boundaries in whole milliseconds, contiguous, the last one ending exactly at the duration. */
 function segmentBoundaries(durationSeconds: number, count: number): number[] {
 	const totalMilliseconds = Math.round(durationSeconds * 1000);
-	return Array.from({ length: count + 1 }, (_, index) => Math.floor((totalMilliseconds * index) / count) / 1000);
+	return Array.from(
+		{ length: count + 1 },
+		(_, index) => Math.floor((totalMilliseconds * index) / count) / 1000,
+	);
 }
 
 function buildSegments(
@@ -71,7 +82,10 @@ function outputLanguage(sourceLanguage: string, translateToHebrew: boolean): Tex
 export function buildTranscript(request: TranscriptRequest): Transcript {
 	const detected = detectLanguage(request.filename);
 	const textLanguage = outputLanguage(detected.language, request.translateToHebrew);
-	const count = Math.min(MAX_SEGMENTS, Math.max(1, Math.round(request.durationSeconds / SECONDS_PER_SEGMENT)));
+	const count = Math.min(
+		MAX_SEGMENTS,
+		Math.max(1, Math.round(request.durationSeconds / SECONDS_PER_SEGMENT)),
+	);
 	return {
 		...detected,
 		durationSeconds: request.durationSeconds,

@@ -34,7 +34,10 @@ const FORBIDDEN_GLOBAL_IPV6_SUBNETS: ReadonlyArray<readonly [string, number]> = 
 	['3fff::', 20], // documentation
 ];
 
-function blockListOf(subnets: ReadonlyArray<readonly [string, number]>, family: 'ipv4' | 'ipv6'): BlockList {
+function blockListOf(
+	subnets: ReadonlyArray<readonly [string, number]>,
+	family: 'ipv4' | 'ipv6',
+): BlockList {
 	const list = new BlockList();
 	for (const [network, prefix] of subnets) list.addSubnet(network, prefix, family);
 	return list;

@@ -23,7 +23,12 @@ import {
 import { postOnce, type AttemptOutcome } from './transport';
 
 export { isForbiddenAddress, isLoopbackAddress } from './addresses';
-export { REQUIRED_PORT, type HostResolver, type ResolvedAddress, type TargetErrorCode } from './targets';
+export {
+	REQUIRED_PORT,
+	type HostResolver,
+	type ResolvedAddress,
+	type TargetErrorCode,
+} from './targets';
 
 export interface WebhookDeliveryRecord {
 	kind: 'event' | 'test';
@@ -185,7 +190,10 @@ export class WebhookDispatcher {
 	}
 
 	private checkTarget(url: string): Promise<TargetCheck> {
-		return checkTarget(url, { allowLocalWebhooks: this.allowLocalWebhooks, resolveHost: this.resolveHost });
+		return checkTarget(url, {
+			allowLocalWebhooks: this.allowLocalWebhooks,
+			resolveHost: this.resolveHost,
+		});
 	}
 
 	private chance(probability: number | undefined): boolean {
@@ -287,10 +295,17 @@ export class WebhookDispatcher {
 			job_id: jobId,
 			status: 'completed',
 			test_mode: true,
-			links: { self: absoluteLink('getTranscription'), artifact: absoluteLink('getTranscriptionArtifact') },
+			links: {
+				self: absoluteLink('getTranscription'),
+				artifact: absoluteLink('getTranscriptionArtifact'),
+			},
 		};
 		const at = this.clock.toIso();
-		const signed = buildSignedDelivery({ secret: args.secret, timestamp: this.clock.nowSeconds(), event });
+		const signed = buildSignedDelivery({
+			secret: args.secret,
+			timestamp: this.clock.nowSeconds(),
+			event,
+		});
 		const headers = withContentHeaders(signed.headers, signed.body);
 		const outcome = await this.send(args.url, headers, signed.body);
 		this.records.push({
@@ -315,7 +330,11 @@ export class WebhookDispatcher {
 	}
 
 	/** Re-checks the target (DNS may have changed since it was accepted), then POSTs to the address checked. */
-	private async send(url: string, headers: Record<string, string>, body: string): Promise<AttemptOutcome> {
+	private async send(
+		url: string,
+		headers: Record<string, string>,
+		body: string,
+	): Promise<AttemptOutcome> {
 		const target = await this.checkTarget(url);
 		if (!target.ok) {
 			// An accepted URL turns invalid only by no longer resolving, which may pass; a forbidden answer ends delivery.
@@ -337,7 +356,10 @@ export class WebhookDispatcher {
 	}
 }
 
-function withContentHeaders(signedHeaders: Record<string, string>, body: string): Record<string, string> {
+function withContentHeaders(
+	signedHeaders: Record<string, string>,
+	body: string,
+): Record<string, string> {
 	return {
 		'Content-Type': 'application/json',
 		'Content-Length': String(Buffer.byteLength(body)),

@@ -46,10 +46,16 @@ function invalid(message: string): TargetRejection {
 
 /** "[::1]" → "::1", "Example.COM." → "example.com". */
 function bareHostname(url: URL): string {
-	return url.hostname.replace(/^\[(.*)\]$/, '$1').replace(/\.$/, '').toLowerCase();
+	return url.hostname
+		.replace(/^\[(.*)\]$/, '$1')
+		.replace(/\.$/, '')
+		.toLowerCase();
 }
 
-async function resolveHostname(hostname: string, resolveHost: HostResolver): Promise<ResolvedAddress[]> {
+async function resolveHostname(
+	hostname: string,
+	resolveHost: HostResolver,
+): Promise<ResolvedAddress[]> {
 	const family = isIP(hostname);
 	if (family !== 0) return [{ address: hostname, family: family === 6 ? 6 : 4 }];
 	if (LOCALHOST_NAME.test(hostname)) return LOCALHOST_ADDRESSES;
@@ -68,17 +74,20 @@ export async function checkTarget(rawUrl: string, policy: TargetPolicy): Promise
 	} catch {
 		return invalid('webhook_url is not a valid absolute URL');
 	}
-	if (url.protocol !== 'https:' && url.protocol !== 'http:') return invalid('webhook_url must be an https:// URL');
+	if (url.protocol !== 'https:' && url.protocol !== 'http:')
+		return invalid('webhook_url must be an https:// URL');
 	const hostname = bareHostname(url);
 	if (hostname === '') return invalid('webhook_url has no hostname');
 	// Credentials in a URL end up in logs; webhook requests authenticate by signature instead (spec 5.8).
-	if (url.username !== '' || url.password !== '') return invalid('webhook_url must not contain user information');
+	if (url.username !== '' || url.password !== '')
+		return invalid('webhook_url must not contain user information');
 
 	const doesNotResolve = invalid(`webhook_url hostname "${hostname}" does not resolve`);
 	const forbidden: TargetRejection = {
 		ok: false,
 		code: 'webhook_url_forbidden_target',
-		message: 'webhook_url resolves to a forbidden network range (loopback, private, link-local, multicast or reserved)',
+		message:
+			'webhook_url resolves to a forbidden network range (loopback, private, link-local, multicast or reserved)',
 	};
 	let addresses: ResolvedAddress[] | undefined;
 	// The loopback exception depends on the answer, so this mode asks DNS first; by default a URL of the wrong shape
@@ -86,7 +95,8 @@ export async function checkTarget(rawUrl: string, policy: TargetPolicy): Promise
 	if (policy.allowLocalWebhooks) {
 		addresses = await resolveHostname(hostname, policy.resolveHost);
 		if (addresses.length === 0) return doesNotResolve;
-		if (addresses.every(({ address }) => isLoopbackAddress(address))) return { ok: true, url, address: addresses[0] };
+		if (addresses.every(({ address }) => isLoopbackAddress(address)))
+			return { ok: true, url, address: addresses[0] };
 		if (addresses.some(({ address }) => isForbiddenAddress(address))) return forbidden;
 	}
 

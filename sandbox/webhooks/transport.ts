@@ -44,7 +44,8 @@ export function formatSeconds(milliseconds: number): string {
 }
 
 function outcomeOfStatus(status: number): AttemptOutcome {
-	if (status >= 200 && status < 300) return { delivered: true, retryable: false, status_code: status, error: null };
+	if (status >= 200 && status < 300)
+		return { delivered: true, retryable: false, status_code: status, error: null };
 	const redirectNote = status >= 300 && status < 400 ? '; redirects are not followed' : '';
 	return {
 		delivered: false,
@@ -54,7 +55,8 @@ function outcomeOfStatus(status: number): AttemptOutcome {
 	};
 }
 
-const TLS_ERROR_CODE = /^(ERR_TLS_|ERR_SSL_|CERT_|DEPTH_ZERO_|SELF_SIGNED_|UNABLE_TO_|HOSTNAME_MISMATCH|EPROTO$)/;
+const TLS_ERROR_CODE =
+	/^(ERR_TLS_|ERR_SSL_|CERT_|DEPTH_ZERO_|SELF_SIGNED_|UNABLE_TO_|HOSTNAME_MISMATCH|EPROTO$)/;
 
 function describeNetworkError(error: unknown, timeoutMs: number): string {
 	if (error instanceof AttemptTimeoutError) return `timed out after ${formatSeconds(timeoutMs)}`;
@@ -94,7 +96,10 @@ export function postOnce(request: PostRequest): Promise<AttemptOutcome> {
 			signal: request.signal,
 		});
 		// The deadline also bounds draining a response body that never ends.
-		const deadline = setTimeout(() => outgoing.destroy(new AttemptTimeoutError()), request.timeoutMs);
+		const deadline = setTimeout(
+			() => outgoing.destroy(new AttemptTimeoutError()),
+			request.timeoutMs,
+		);
 		outgoing.on('close', () => clearTimeout(deadline));
 		outgoing.on('error', fail);
 		outgoing.on('response', (response) => {

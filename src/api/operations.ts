@@ -15,10 +15,30 @@ export interface OperationDefinition {
 export const OPERATIONS = {
 	getAccount: { method: 'GET', path: '/account', bucket: 'reads', idempotent: false },
 	createUpload: { method: 'POST', path: '/uploads', bucket: 'writes', idempotent: true },
-	uploadBinary: { method: 'PUT', path: '/uploads/{upload_id}/binary', bucket: 'writes', idempotent: false },
-	createTranscription: { method: 'POST', path: '/transcriptions', bucket: 'writes', idempotent: true },
-	listTranscriptions: { method: 'GET', path: '/transcriptions', bucket: 'reads', idempotent: false },
-	getTranscription: { method: 'GET', path: '/transcriptions/{job_id}', bucket: 'reads', idempotent: false },
+	uploadBinary: {
+		method: 'PUT',
+		path: '/uploads/{upload_id}/binary',
+		bucket: 'writes',
+		idempotent: false,
+	},
+	createTranscription: {
+		method: 'POST',
+		path: '/transcriptions',
+		bucket: 'writes',
+		idempotent: true,
+	},
+	listTranscriptions: {
+		method: 'GET',
+		path: '/transcriptions',
+		bucket: 'reads',
+		idempotent: false,
+	},
+	getTranscription: {
+		method: 'GET',
+		path: '/transcriptions/{job_id}',
+		bucket: 'reads',
+		idempotent: false,
+	},
 	getTranscriptionArtifact: {
 		method: 'GET',
 		path: '/transcriptions/{job_id}/artifact',
@@ -31,7 +51,12 @@ export const OPERATIONS = {
 		bucket: 'artifacts',
 		idempotent: false,
 	},
-	testWebhook: { method: 'POST', path: '/webhooks/test', bucket: 'webhook_tests', idempotent: false },
+	testWebhook: {
+		method: 'POST',
+		path: '/webhooks/test',
+		bucket: 'webhook_tests',
+		idempotent: false,
+	},
 } as const satisfies Record<string, OperationDefinition>;
 
 export type OperationId = keyof typeof OPERATIONS;

@@ -41,7 +41,8 @@ export function parseContentDisposition(header: string | null | undefined): Cont
 		if (name === '') continue;
 		if (name.endsWith('*')) {
 			const decoded = decodeExtendedValue(value);
-			if (decoded !== undefined && !extended.has(name.slice(0, -1))) extended.set(name.slice(0, -1), decoded);
+			if (decoded !== undefined && !extended.has(name.slice(0, -1)))
+				extended.set(name.slice(0, -1), decoded);
 		} else if (!plain.has(name)) {
 			plain.set(name, value);
 		}
@@ -53,7 +54,10 @@ export function parseContentDisposition(header: string | null | undefined): Cont
 }
 
 /** `attachment; filename="<ASCII fallback>"; filename*=UTF-8''<percent-encoded>` (design.md decision). */
-export function formatContentDisposition(filename: string, type: 'attachment' | 'inline' = 'attachment'): string {
+export function formatContentDisposition(
+	filename: string,
+	type: 'attachment' | 'inline' = 'attachment',
+): string {
 	return `${type}; filename="${asciiFallback(filename)}"; filename*=UTF-8''${percentEncodeUtf8(filename)}`;
 }
 

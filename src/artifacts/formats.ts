@@ -18,7 +18,9 @@ export function isArtifactFormat(value: string): value is ArtifactFormat {
 }
 
 /** 'plain_text' → 'txt'; trims; case-insensitive; anything else → undefined. */
-export function normalizeArtifactFormat(value: string | null | undefined): ArtifactFormat | undefined {
+export function normalizeArtifactFormat(
+	value: string | null | undefined,
+): ArtifactFormat | undefined {
 	if (typeof value !== 'string') return undefined;
 	const key = value.trim().toLowerCase();
 	return isArtifactFormat(key) ? key : FORMAT_ALIASES.get(key);
@@ -31,7 +33,10 @@ export function formatForMediaType(mediaType: string): ArtifactFormat | undefine
 }
 
 /** uploaded filename's stem + '.' + format extension ('clip.final.wav' → 'clip.final.srt'; no stem → 'transcript.srt'). */
-export function artifactFileName(uploadedFilename: string | null | undefined, format: ArtifactFormat): string {
+export function artifactFileName(
+	uploadedFilename: string | null | undefined,
+	format: ArtifactFormat,
+): string {
 	// A client may send a path; only its last segment names the file.
 	const baseName = (uploadedFilename ?? '').split(/[/\\]/).pop() ?? '';
 	const lastDot = baseName.lastIndexOf('.');

@@ -1,6 +1,12 @@
 // Which representation GET .../artifact[.ext] answers with (spec 4.7, 4.8).
 
-import { ARTIFACT_FORMATS, ARTIFACT_MEDIA_TYPES, isArtifactFormat, normalizeArtifactFormat, type ArtifactFormat } from './formats';
+import {
+	ARTIFACT_FORMATS,
+	ARTIFACT_MEDIA_TYPES,
+	isArtifactFormat,
+	normalizeArtifactFormat,
+	type ArtifactFormat,
+} from './formats';
 
 export type ArtifactFormatSource = 'path' | 'query' | 'accept' | 'output_format' | 'default';
 
@@ -32,7 +38,9 @@ export function selectArtifactFormat(input: SelectArtifactFormatInput): SelectAr
 	const pathValue = presentValue(input.pathFormat);
 	if (pathValue !== undefined) {
 		const format = pathValue.toLowerCase();
-		return isArtifactFormat(format) ? { ok: true, format, source: 'path' } : unsupported('path', pathValue);
+		return isArtifactFormat(format)
+			? { ok: true, format, source: 'path' }
+			: unsupported('path', pathValue);
 	}
 	const queryValue = presentValue(input.queryFormat);
 	if (queryValue !== undefined) {
@@ -54,9 +62,15 @@ interface MediaRange {
 	position: number;
 }
 
-function formatPreferredByAccept(accept: string | null | undefined, fallback: ArtifactFormat): ArtifactFormat | undefined {
+function formatPreferredByAccept(
+	accept: string | null | undefined,
+	fallback: ArtifactFormat,
+): ArtifactFormat | undefined {
 	const ranges = parseAccept(accept ?? '');
-	const ranked = ARTIFACT_FORMATS.map((format) => ({ format, range: mostSpecificRange(ARTIFACT_MEDIA_TYPES[format], ranges) }));
+	const ranked = ARTIFACT_FORMATS.map((format) => ({
+		format,
+		range: mostSpecificRange(ARTIFACT_MEDIA_TYPES[format], ranges),
+	}));
 	const bestQuality = Math.max(...ranked.map(({ range }) => range?.quality ?? 0));
 	if (bestQuality <= 0) return undefined;
 	const best = ranked.filter(({ range }) => range?.quality === bestQuality);

@@ -41,7 +41,12 @@ const RETRYABLE_NETWORK_CODES: ReadonlySet<string> = new Set([
 	'ERR_STREAM_PREMATURE_CLOSE',
 ]);
 
-const RETRYABLE_NETWORK_MESSAGES = [/socket hang up/i, /network error/i, /timeout/i, /other side closed/i];
+const RETRYABLE_NETWORK_MESSAGES = [
+	/socket hang up/i,
+	/network error/i,
+	/timeout/i,
+	/other side closed/i,
+];
 
 export interface NetworkErrorLike {
 	code?: unknown;
@@ -54,7 +59,10 @@ export function isRetryableNetworkError(error: unknown, depth = 0): boolean {
 	if (typeof error !== 'object' || error === null || depth > 3) return false;
 	const { code, message, cause } = error as NetworkErrorLike;
 	if (typeof code === 'string' && RETRYABLE_NETWORK_CODES.has(code)) return true;
-	if (typeof message === 'string' && RETRYABLE_NETWORK_MESSAGES.some((pattern) => pattern.test(message))) {
+	if (
+		typeof message === 'string' &&
+		RETRYABLE_NETWORK_MESSAGES.some((pattern) => pattern.test(message))
+	) {
 		return true;
 	}
 	return isRetryableNetworkError(cause, depth + 1);
@@ -115,8 +123,7 @@ export type AttemptOutcome =
 	| { kind: 'network_error'; error: unknown };
 
 export type RetryDecision =
-	| { retry: true; delayMs: number; reason: string }
-	| { retry: false; reason: string };
+	{ retry: true; delayMs: number; reason: string } | { retry: false; reason: string };
 
 /**
  * Whether to try again after `attempt` (1-based) ended with `outcome`, and after how long.

@@ -61,7 +61,11 @@ function serialize(input: unknown, ancestors: Set<object>): string | undefined {
 }
 
 function hasToJson(value: unknown): value is { toJSON(): unknown } {
-	return typeof value === 'object' && value !== null && typeof (value as { toJSON?: unknown }).toJSON === 'function';
+	return (
+		typeof value === 'object' &&
+		value !== null &&
+		typeof (value as { toJSON?: unknown }).toJSON === 'function'
+	);
 }
 
 /** Python escapes '"', '\' and everything outside printable ASCII (space to '~'), per UTF-16 code unit. */
@@ -87,7 +91,7 @@ function formatNumber(value: number): string {
 
 /** Python orders str keys by code point; JavaScript's default sort compares UTF-16 code units. */
 function compareCodePoints(left: string, right: string): number {
-	for (let index = 0; index < left.length && index < right.length; ) {
+	for (let index = 0; index < left.length && index < right.length;) {
 		const leftPoint = left.codePointAt(index) ?? 0;
 		const rightPoint = right.codePointAt(index) ?? 0;
 		if (leftPoint !== rightPoint) return leftPoint - rightPoint;

@@ -36,7 +36,11 @@ export function parseWebhookEvent(rawBody: Uint8Array | string): ParseWebhookEve
 	try {
 		parsed = JSON.parse(text);
 	} catch (error) {
-		return { ok: false, reason: 'invalid_json', message: `The body is not JSON: ${(error as Error).message}` };
+		return {
+			ok: false,
+			reason: 'invalid_json',
+			message: `The body is not JSON: ${(error as Error).message}`,
+		};
 	}
 	const problem = shapeProblem(parsed);
 	if (problem !== undefined) return { ok: false, reason: 'invalid_event', message: problem };
@@ -44,10 +48,21 @@ export function parseWebhookEvent(rawBody: Uint8Array | string): ParseWebhookEve
 }
 
 /** X-Service-Event must announce the body's event (`webhook.test` for a test delivery) and X-Service-Event-ID its event_id. */
-export function checkEventHeaders(headers: IncomingHeaders, event: WebhookEventBody): CheckEventHeadersResult {
+export function checkEventHeaders(
+	headers: IncomingHeaders,
+	event: WebhookEventBody,
+): CheckEventHeadersResult {
 	const expectations = [
-		{ name: WEBHOOK_HEADER_NAMES.event, actual: readWebhookHeader(headers, 'event'), expected: deliveryEventHeader(event) },
-		{ name: WEBHOOK_HEADER_NAMES.eventId, actual: readWebhookHeader(headers, 'eventId'), expected: event.event_id },
+		{
+			name: WEBHOOK_HEADER_NAMES.event,
+			actual: readWebhookHeader(headers, 'event'),
+			expected: deliveryEventHeader(event),
+		},
+		{
+			name: WEBHOOK_HEADER_NAMES.eventId,
+			actual: readWebhookHeader(headers, 'eventId'),
+			expected: event.event_id,
+		},
 	];
 	for (const { name, actual, expected } of expectations) {
 		if (actual === undefined) return { ok: false, message: `The ${name} header is missing` };
@@ -64,25 +79,32 @@ function shapeProblem(body: unknown): string | undefined {
 		if (!isNonEmptyString(body[field])) return `"${field}" must be a non-empty string`;
 	}
 	const links = body.links;
-	if (!isRecord(links) || !isNonEmptyString(links.self)) return '"links.self" must be a non-empty string';
+	if (!isRecord(links) || !isNonEmptyString(links.self))
+		return '"links.self" must be a non-empty string';
 
 	if (isWebhookTestDelivery(body)) {
-		if (body.status !== 'completed') return `A test delivery has status "completed", not "${String(body.status)}"`;
+		if (body.status !== 'completed')
+			return `A test delivery has status "completed", not "${String(body.status)}"`;
 		if (!isNonEmptyString(links.artifact)) return '"links.artifact" must be a non-empty string';
 		return undefined;
 	}
 
 	const event = body.event as string;
-	if (!(WEBHOOK_EVENT_TYPES as readonly string[]).includes(event)) return `Unknown event "${event}"`;
+	if (!(WEBHOOK_EVENT_TYPES as readonly string[]).includes(event))
+		return `Unknown event "${event}"`;
 	const expectedStatus = event === 'transcription.completed' ? 'completed' : 'failed';
-	if (body.status !== expectedStatus) return `A ${event} event has status "${expectedStatus}", not "${String(body.status)}"`;
+	if (body.status !== expectedStatus)
+		return `A ${event} event has status "${expectedStatus}", not "${String(body.status)}"`;
 	if (!isNonEmptyString(body.created_at) || Number.isNaN(Date.parse(body.created_at))) {
 		return '"created_at" must be a date-time';
 	}
 	if (expectedStatus === 'completed' && !isNonEmptyString(links.artifact)) {
 		return '"links.artifact" must be the artifact URL of the completed job';
 	}
-	if (expectedStatus === 'failed' && !(links.artifact === null || typeof links.artifact === 'string')) {
+	if (
+		expectedStatus === 'failed' &&
+		!(links.artifact === null || typeof links.artifact === 'string')
+	) {
 		return '"links.artifact" must be null for a failed job';
 	}
 	return undefined;

@@ -24,7 +24,10 @@ export type IncomingHeaders = Record<string, string | string[] | undefined>;
  * The trimmed value of one header whatever the case of its name; repeated values are joined with ", " as Node
  * joins them. Absent or blank → undefined, so an empty header counts as a missing one.
  */
-export function readWebhookHeader(headers: IncomingHeaders, key: WebhookHeaderKey): string | undefined {
+export function readWebhookHeader(
+	headers: IncomingHeaders,
+	key: WebhookHeaderKey,
+): string | undefined {
 	const wanted = WEBHOOK_HEADERS[key];
 	const values: string[] = [];
 	for (const [name, value] of Object.entries(headers)) {

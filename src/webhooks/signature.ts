@@ -17,7 +17,11 @@ const UNIX_SECONDS = /^\d{1,15}$/;
  * an object body is canonicalJson'ed first. Timestamps are Unix seconds (integer) as a string.
  * Throws a RangeError for a timestamp that is not whole non-negative seconds: no receiver could verify it.
  */
-export function signPayload(secret: string, timestamp: string | number, body: string | object): string {
+export function signPayload(
+	secret: string,
+	timestamp: string | number,
+	body: string | object,
+): string {
 	const payload = typeof body === 'string' ? body : canonicalJson(body);
 	return `v1=${hmac(secret, timestampText(timestamp), payload).toString('hex')}`;
 }
@@ -57,10 +61,7 @@ export function buildSignedDelivery(args: {
  * - signature_mismatch: no `v1=` value matches any configured secret (or no secret is configured).
  */
 export type VerifyFailureReason =
-	| 'missing_header'
-	| 'malformed_signature'
-	| 'timestamp_out_of_tolerance'
-	| 'signature_mismatch';
+	'missing_header' | 'malformed_signature' | 'timestamp_out_of_tolerance' | 'signature_mismatch';
 
 export interface VerifySignatureInput {
 	/** The body exactly as received; a string is taken as its UTF-8 bytes. */
@@ -88,11 +89,17 @@ export function verifySignature(input: VerifySignatureInput): VerifySignatureRes
 		return failure('missing_header', `The ${WEBHOOK_HEADER_NAMES.signature} header is missing`);
 	}
 	if (!UNIX_SECONDS.test(timestampHeader)) {
-		return failure('malformed_signature', `${WEBHOOK_HEADER_NAMES.timestamp} must be whole Unix seconds`);
+		return failure(
+			'malformed_signature',
+			`${WEBHOOK_HEADER_NAMES.timestamp} must be whole Unix seconds`,
+		);
 	}
 	const candidates = parseSignatureHeader(signatureHeader);
 	if (candidates.length === 0) {
-		return failure('malformed_signature', `${WEBHOOK_HEADER_NAMES.signature} holds no v1=<64 hex digits> value`);
+		return failure(
+			'malformed_signature',
+			`${WEBHOOK_HEADER_NAMES.signature} holds no v1=<64 hex digits> value`,
+		);
 	}
 
 	const timestamp = Number(timestampHeader);
@@ -118,7 +125,9 @@ export function verifySignature(input: VerifySignatureInput): VerifySignatureRes
 	}
 	return failure(
 		'signature_mismatch',
-		secretsTried === 0 ? 'No signing secret is configured' : 'The signature does not match the signing secret',
+		secretsTried === 0
+			? 'No signing secret is configured'
+			: 'The signature does not match the signing secret',
 	);
 }
 
@@ -128,7 +137,8 @@ function hmac(secret: string, timestamp: string, body: Uint8Array | string): Buf
 
 function timestampText(timestamp: string | number): string {
 	const text = String(timestamp);
-	if (!UNIX_SECONDS.test(text)) throw new RangeError(`Webhook timestamp must be whole Unix seconds, got "${text}"`);
+	if (!UNIX_SECONDS.test(text))
+		throw new RangeError(`Webhook timestamp must be whole Unix seconds, got "${text}"`);
 	return text;
 }
 

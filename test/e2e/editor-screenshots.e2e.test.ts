@@ -36,7 +36,10 @@ describeWithChromium(`Editor screenshots in n8n ${context.n8nVersion}`, () => {
 		browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_FLAGS });
 		page = await browser.newPage({ viewport: { width: 1440, height: 900 }, deviceScaleFactor: 1 });
 		await page.goto(`${context.n8nBaseUrl}/signin`);
-		await page.locator('input[type="email"], input[name="emailOrLdapLoginId"]').first().fill(OWNER.email);
+		await page
+			.locator('input[type="email"], input[name="emailOrLdapLoginId"]')
+			.first()
+			.fill(OWNER.email);
 		await page.locator('input[type="password"]').first().fill(OWNER.password);
 		await page.keyboard.press('Enter');
 		await page.waitForURL((url) => !url.pathname.startsWith('/signin'), { timeout: 60_000 });
@@ -94,7 +97,10 @@ describeWithChromium(`Editor screenshots in n8n ${context.n8nVersion}`, () => {
 	it('finds the node in the nodes panel', async () => {
 		await openWorkflow(WORKFLOW_IDS.exampleForm);
 		await page.locator('[data-test-id="node-creator-plus-button"]').first().click();
-		await page.locator('[data-test-id="node-creator-search-bar"]').first().waitFor({ timeout: 30_000 });
+		await page
+			.locator('[data-test-id="node-creator-search-bar"]')
+			.first()
+			.waitFor({ timeout: 30_000 });
 		// The search field takes focus when the panel opens.
 		await page.keyboard.type('Transcription');
 		await page.waitForTimeout(1000);

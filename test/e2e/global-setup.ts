@@ -4,7 +4,14 @@ import path from 'node:path';
 
 import type { E2eEnvironment } from './harness/environment';
 import { startEnvironment } from './harness/environment';
-import { activeWorkflowIds, contextFile, suiteVersionId, suiteWorkflows, triggerIsBuilt, triggerWorkflows } from './harness/suite';
+import {
+	activeWorkflowIds,
+	contextFile,
+	suiteVersionId,
+	suiteWorkflows,
+	triggerIsBuilt,
+	triggerWorkflows,
+} from './harness/suite';
 import type { SuiteContext } from './harness/suite';
 import { WORK_DIR } from './harness/versions';
 

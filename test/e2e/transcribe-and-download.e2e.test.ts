@@ -6,7 +6,14 @@ import path from 'node:path';
 import { ARTIFACT_FORMATS } from '../../src/artifacts';
 import { makeWav } from '../fixtures/media';
 import { ARTIFACT_MIME_TYPES, artifactText } from './harness/artifacts';
-import { executionIds, failureOf, newExecutions, nodeItems, postJson, serviceArtifact } from './harness/executions';
+import {
+	executionIds,
+	failureOf,
+	newExecutions,
+	nodeItems,
+	postJson,
+	serviceArtifact,
+} from './harness/executions';
 import { suiteHandles, WORKFLOW_IDS } from './harness/suite';
 
 const { context, api } = suiteHandles();
@@ -49,7 +56,12 @@ describe(`Transcribe and Download in n8n ${context.n8nVersion} (Node ${context.n
 				expect(binary.mimeType).toBe(ARTIFACT_MIME_TYPES[format]);
 				expect(binary.fileName?.endsWith(`.${format}`)).toBe(true);
 				const stored = await api.binaryData(binary);
-				const served = await serviceArtifact(context.sandboxBaseUrl, context.keys.live, jobId, format);
+				const served = await serviceArtifact(
+					context.sandboxBaseUrl,
+					context.keys.live,
+					jobId,
+					format,
+				);
 				expect(stored.equals(served)).toBe(true);
 				expect((await artifactText(format, stored)).length).toBeGreaterThan(0);
 			}
@@ -60,15 +72,31 @@ describe(`Transcribe and Download in n8n ${context.n8nVersion} (Node ${context.n
 	it('answers the example form upload with the transcript', async () => {
 		const before = await executionIds(api, WORKFLOW_IDS.exampleForm);
 		const form = new FormData();
-		form.append('field-0', new Blob([makeWav({ seconds: 1 })], { type: 'audio/wav' }), 'voicemail.wav');
+		form.append(
+			'field-0',
+			new Blob([makeWav({ seconds: 1 })], { type: 'audio/wav' }),
+			'voicemail.wav',
+		);
 
-		const response = await fetch(`${context.n8nBaseUrl}/form/transcribe`, { method: 'POST', body: form });
+		const response = await fetch(`${context.n8nBaseUrl}/form/transcribe`, {
+			method: 'POST',
+			body: form,
+		});
 
 		expect(response.status).toBe(200);
-		const answer = (await response.json()) as { transcript: string; formSubmittedText: string; job_id: string };
+		const answer = (await response.json()) as {
+			transcript: string;
+			formSubmittedText: string;
+			job_id: string;
+		};
 		const [execution] = await newExecutions(api, WORKFLOW_IDS.exampleForm, before);
 		expect(failureOf(execution)).toBeUndefined();
-		const served = await serviceArtifact(context.sandboxBaseUrl, context.keys.live, answer.job_id, 'txt');
+		const served = await serviceArtifact(
+			context.sandboxBaseUrl,
+			context.keys.live,
+			answer.job_id,
+			'txt',
+		);
 		expect(answer.transcript).toBe(served.toString('utf8'));
 		// The form page shows formSubmittedText to the person who uploaded.
 		expect(answer.formSubmittedText).toBe(answer.transcript);

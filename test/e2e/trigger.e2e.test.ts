@@ -6,13 +6,20 @@ import path from 'node:path';
 
 import { makeWav } from '../fixtures/media';
 import { ARTIFACT_MIME_TYPES } from './harness/artifacts';
-import { executionIds, failureOf, newExecutions, nodeItems, serviceArtifact } from './harness/executions';
+import {
+	executionIds,
+	failureOf,
+	newExecutions,
+	nodeItems,
+	serviceArtifact,
+} from './harness/executions';
 import { suiteHandles, WORKFLOW_IDS } from './harness/suite';
 
 const { context, api, n8n } = suiteHandles();
 
 function triggerUrls() {
-	if (!context.triggerUrls) throw new Error('The trigger node is not built (dist/nodes/TranscriptionServiceTrigger)');
+	if (!context.triggerUrls)
+		throw new Error('The trigger node is not built (dist/nodes/TranscriptionServiceTrigger)');
 	return context.triggerUrls;
 }
 
@@ -28,13 +35,21 @@ async function createJob(webhookUrl: string, fileName: string): Promise<string> 
 			},
 			body: raw ? body : JSON.stringify(body),
 		});
-		if (!response.ok) throw new Error(`${method} ${apiPath} → ${response.status}: ${await response.text()}`);
+		if (!response.ok)
+			throw new Error(`${method} ${apiPath} → ${response.status}: ${await response.text()}`);
 		return (await response.json()) as Record<string, string>;
 	};
 	const media = makeWav({ seconds: 1 });
-	const slot = await callService('POST', '/uploads', { filename: fileName, content_type: 'audio/wav', size_bytes: media.length });
+	const slot = await callService('POST', '/uploads', {
+		filename: fileName,
+		content_type: 'audio/wav',
+		size_bytes: media.length,
+	});
 	await callService('PUT', `/uploads/${slot.upload_id}/binary`, media);
-	const job = await callService('POST', '/transcriptions', { upload_id: slot.upload_id, webhook_url: webhookUrl });
+	const job = await callService('POST', '/transcriptions', {
+		upload_id: slot.upload_id,
+		webhook_url: webhookUrl,
+	});
 	return job.job_id;
 }
 
@@ -47,13 +62,19 @@ describe(`Transcription Service Trigger in n8n ${context.n8nVersion} (Node ${con
 		const [execution] = await newExecutions(api, WORKFLOW_IDS.triggerWithArtifact, before);
 		expect(failureOf(execution)).toBeUndefined();
 		const [item] = nodeItems(execution, 'Transcription Events');
-		expect(item.json).toMatchObject({ event: 'transcription.completed', job_id: jobId, status: 'completed' });
+		expect(item.json).toMatchObject({
+			event: 'transcription.completed',
+			job_id: jobId,
+			status: 'completed',
+		});
 		expect(typeof item.json.event_id).toBe('string');
 		const binary = item.binary?.data;
 		expect(binary?.mimeType).toBe(ARTIFACT_MIME_TYPES.pdf);
 		expect(binary?.fileName).toBe('board-meeting.pdf');
 		const stored = await api.binaryData(binary!);
-		expect(stored.equals(await serviceArtifact(context.sandboxBaseUrl, context.keys.live, jobId, 'pdf'))).toBe(true);
+		expect(
+			stored.equals(await serviceArtifact(context.sandboxBaseUrl, context.keys.live, jobId, 'pdf')),
+		).toBe(true);
 	});
 
 	it('answers a forged event with 401 and starts no execution', async () => {
@@ -63,11 +84,16 @@ describe(`Transcription Service Trigger in n8n ${context.n8nVersion} (Node ${con
 			event: 'transcription.completed',
 			event_id: 'evt_forged_0001',
 			job_id: 'job_forged_0001',
-			links: { artifact: `${context.sandboxBaseUrl}/api/v1/transcriptions/job_forged_0001/artifact`, self: 'x' },
+			links: {
+				artifact: `${context.sandboxBaseUrl}/api/v1/transcriptions/job_forged_0001/artifact`,
+				self: 'x',
+			},
 			status: 'completed',
 		});
 		const timestamp = String(Math.floor(Date.now() / 1000));
-		const forgedSignature = createHmac('sha256', 'not-the-signing-secret').update(`${timestamp}.${body}`).digest('hex');
+		const forgedSignature = createHmac('sha256', 'not-the-signing-secret')
+			.update(`${timestamp}.${body}`)
+			.digest('hex');
 
 		const response = await fetch(triggerUrls().triggerWithArtifact, {
 			method: 'POST',
@@ -98,24 +124,38 @@ describe(`Transcription Service Trigger in n8n ${context.n8nVersion} (Node ${con
 		}
 		const before = await executionIds(api, WORKFLOW_IDS.exampleTrigger);
 
-		const cli = await (await n8n()).cli(['execute', `--id=${WORKFLOW_IDS.exampleBatch}`, '--rawOutput']);
+		const cli = await (
+			await n8n()
+		).cli(['execute', `--id=${WORKFLOW_IDS.exampleBatch}`, '--rawOutput']);
 
 		// --rawOutput prints the run as indented JSON between n8n's own log lines.
 		const lines = cli.stdout.split('\n');
 		const first = lines.indexOf('{');
 		const runJson = lines.slice(first, lines.indexOf('}', first) + 1).join('\n');
-		const created = JSON.parse(runJson) as { data: { resultData: { runData: Record<string, unknown[]> } } };
+		const created = JSON.parse(runJson) as {
+			data: { resultData: { runData: Record<string, unknown[]> } };
+		};
 		expect(Object.keys(created.data.resultData.runData)).toContain('Create Transcription');
-		const executions = await newExecutions(api, WORKFLOW_IDS.exampleTrigger, before, { count: media.length });
+		const executions = await newExecutions(api, WORKFLOW_IDS.exampleTrigger, before, {
+			count: media.length,
+		});
 		for (const execution of executions) {
 			expect(failureOf(execution)).toBeUndefined();
 			const [saved] = nodeItems(execution, 'Save to Disk');
 			const jobId = String(saved.json.job_id);
 			const fileName = String(saved.binary?.data.fileName);
-			const onDisk = await readFile(path.join(context.filesFolder, 'transcripts', `${jobId}-${fileName}`));
-			expect(onDisk.equals(await serviceArtifact(context.sandboxBaseUrl, context.keys.live, jobId, 'docx'))).toBe(true);
+			const onDisk = await readFile(
+				path.join(context.filesFolder, 'transcripts', `${jobId}-${fileName}`),
+			);
+			expect(
+				onDisk.equals(
+					await serviceArtifact(context.sandboxBaseUrl, context.keys.live, jobId, 'docx'),
+				),
+			).toBe(true);
 		}
-		const savedNames = executions.map((execution) => nodeItems(execution, 'Save to Disk')[0].binary?.data.fileName);
+		const savedNames = executions.map(
+			(execution) => nodeItems(execution, 'Save to Disk')[0].binary?.data.fileName,
+		);
 		expect(savedNames.sort()).toEqual(['standup.docx', 'שיחה.docx'].sort());
 	});
 });

@@ -12,7 +12,12 @@ let credentials: TestCredentials;
 
 beforeAll(async () => {
 	// Short rate windows: an injected 429's Retry-After is the rest of the window.
-	sandbox = await startSandbox({ port: 0, quiet: true, allowLocalWebhooks: true, rateLimits: { windowSeconds: 2 } });
+	sandbox = await startSandbox({
+		port: 0,
+		quiet: true,
+		allowLocalWebhooks: true,
+		rateLimits: { windowSeconds: 2 },
+	});
 	admin = new SandboxAdmin(sandbox.baseUrl);
 	credentials = { apiKey: sandbox.keys.platinum_live.key, baseUrl: sandbox.baseUrl };
 });
@@ -26,12 +31,18 @@ afterEach(async () => {
 const getAccount = actionNode({ resource: 'account', operation: 'get' });
 
 async function accountError(apiKey: string) {
-	return nodeError(await runWorkflow({ nodes: [getAccount], credentials: { ...credentials, apiKey } }));
+	return nodeError(
+		await runWorkflow({ nodes: [getAccount], credentials: { ...credentials, apiKey } }),
+	);
 }
 
 describe('Account → Get (getAccount)', () => {
 	test('returns the account of the key, one item per input item, paired', async () => {
-		const result = await runWorkflow({ nodes: [getAccount], credentials, input: [{ json: {} }, { json: {} }] });
+		const result = await runWorkflow({
+			nodes: [getAccount],
+			credentials,
+			input: [{ json: {} }, { json: {} }],
+		});
 		expect(result.error).toBeUndefined();
 		const output = result.output(ACTION_NODE);
 		expect(output).toHaveLength(2);
@@ -49,7 +60,9 @@ describe('Account → Get (getAccount)', () => {
 		const error = await accountError('svc_sk_live_doesNotExist000000000000000');
 		expect(error.code).toBe('invalid_api_key');
 		expect(error.httpCode).toBe('401');
-		expect(error.description).toMatch(/^Error code: invalid_api_key · Request ID: \S+ · How to fix: https?:\/\/\S+/);
+		expect(error.description).toMatch(
+			/^Error code: invalid_api_key · Request ID: \S+ · How to fix: https?:\/\/\S+/,
+		);
 		const apiError = error.context.apiError as Record<string, unknown>;
 		expect(error.message).toBe(apiError.message);
 		expect(apiError.request_id).toEqual(expect.any(String));
@@ -60,7 +73,7 @@ describe('Account → Get (getAccount)', () => {
 		expect((await accountError(sandbox.keys.revoked_live.key)).code).toBe('invalid_api_key');
 	});
 
-	test('401 invalid_api_key_mode for a known key presented with the other mode\'s prefix', async () => {
+	test("401 invalid_api_key_mode for a known key presented with the other mode's prefix", async () => {
 		const swapped = sandbox.keys.platinum_live.key.replace('svc_sk_live_', 'svc_sk_test_');
 		expect((await accountError(swapped)).code).toBe('invalid_api_key_mode');
 	});
@@ -71,12 +84,19 @@ describe('Account → Get (getAccount)', () => {
 	});
 
 	test('403 plan_downgraded_api_revoked for an account without API access', async () => {
-		expect((await accountError(sandbox.keys.no_api_access_live.key)).code).toBe('plan_downgraded_api_revoked');
+		expect((await accountError(sandbox.keys.no_api_access_live.key)).code).toBe(
+			'plan_downgraded_api_revoked',
+		);
 	});
 
 	test('a key without a known prefix is refused before any request, naming the valid prefixes', async () => {
-		const error = nodeError(await runWorkflow({ nodes: [getAccount], credentials: { ...credentials, apiKey: 'sk_wrong' } }));
-		expect(error.message).toBe('The credential\'s API Key has no known prefix');
+		const error = nodeError(
+			await runWorkflow({
+				nodes: [getAccount],
+				credentials: { ...credentials, apiKey: 'sk_wrong' },
+			}),
+		);
+		expect(error.message).toBe("The credential's API Key has no known prefix");
 		expect(error.description).toMatch(/"svc_sk_live_".*"svc_sk_test_"/);
 	});
 
@@ -90,7 +110,9 @@ describe('Account → Get (getAccount)', () => {
 		});
 		const result = await runWorkflow({ nodes: [getAccount], credentials });
 		expect(result.error).toBeUndefined();
-		expect(result.output(ACTION_NODE)[0].json.account_id).toBe(sandbox.keys.platinum_live.account_id);
+		expect(result.output(ACTION_NODE)[0].json.account_id).toBe(
+			sandbox.keys.platinum_live.account_id,
+		);
 	});
 
 	test('503 on every attempt ends after 5 attempts with the API error', async () => {
@@ -148,24 +170,43 @@ describe('Webhook → Send Test Event (testWebhook)', () => {
 	test('delivered: the target got a signed webhook.test event with the chosen event type', async () => {
 		answerStatus = 204;
 		received.length = 0;
-		const result = await runWorkflow({ nodes: [sendTest(receiverUrl, 'transcription.failed')], credentials });
+		const result = await runWorkflow({
+			nodes: [sendTest(receiverUrl, 'transcription.failed')],
+			credentials,
+		});
 		expect(result.error).toBeUndefined();
 		const json = result.output(ACTION_NODE)[0].json;
-		expect(json).toEqual({ ok: true, event_id: expect.any(String), delivered: true, status_code: 204, error: null });
+		expect(json).toEqual({
+			ok: true,
+			event_id: expect.any(String),
+			delivered: true,
+			status_code: 204,
+			error: null,
+		});
 		expect(received).toHaveLength(1);
 		expect(received[0].headers['x-service-event']).toBe('webhook.test');
-		expect(JSON.parse(received[0].body)).toMatchObject({ event: 'transcription.failed', test_mode: true, event_id: json.event_id });
+		expect(JSON.parse(received[0].body)).toMatchObject({
+			event: 'transcription.failed',
+			test_mode: true,
+			event_id: json.event_id,
+		});
 	});
 
 	test('a target answering 500 is data (delivered: false), not a node error', async () => {
 		answerStatus = 500;
 		const result = await runWorkflow({ nodes: [sendTest(receiverUrl)], credentials });
 		expect(result.error).toBeUndefined();
-		expect(result.output(ACTION_NODE)[0].json).toMatchObject({ ok: true, delivered: false, status_code: 500 });
+		expect(result.output(ACTION_NODE)[0].json).toMatchObject({
+			ok: true,
+			delivered: false,
+			status_code: 500,
+		});
 	});
 
 	test('400 invalid_webhook_url for a hostname that does not resolve', async () => {
-		const error = nodeError(await runWorkflow({ nodes: [sendTest('https://hooks.nowhere.invalid/x')], credentials }));
+		const error = nodeError(
+			await runWorkflow({ nodes: [sendTest('https://hooks.nowhere.invalid/x')], credentials }),
+		);
 		expect(error.code).toBe('invalid_webhook_url');
 		expect(error.httpCode).toBe('400');
 	});
@@ -184,7 +225,9 @@ describe('Webhook → Send Test Event (testWebhook)', () => {
 	});
 
 	test('400 invalid_webhook_url for a malformed URL', async () => {
-		expect(nodeError(await runWorkflow({ nodes: [sendTest('not a url')], credentials })).code).toBe('invalid_webhook_url');
+		expect(nodeError(await runWorkflow({ nodes: [sendTest('not a url')], credentials })).code).toBe(
+			'invalid_webhook_url',
+		);
 	});
 
 	test('403 plan_downgraded_api_revoked for an account without API access', async () => {

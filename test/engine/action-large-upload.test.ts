@@ -6,7 +6,14 @@ import path from 'node:path';
 import { SandboxAdmin } from '../../sandbox/admin-client';
 import { startSandbox, type RunningSandbox } from '../../sandbox/server';
 import { makeWav, writeWavFile } from '../fixtures/media';
-import { actionNode, ACTION_NODE, binaryItem, runWorkflow, startRecordingProxy, type RecordingProxy } from './harness';
+import {
+	actionNode,
+	ACTION_NODE,
+	binaryItem,
+	runWorkflow,
+	startRecordingProxy,
+	type RecordingProxy,
+} from './harness';
 
 const FILE_BYTES = 200 * 1024 * 1024;
 /** Well below the file's size: reading it whole would grow the process by at least 200 MiB. */
@@ -53,11 +60,22 @@ describe('streamed upload (uploadBinary)', () => {
 	test('a 200 MiB file: exact Content-Length, every byte stored, RSS growth under 64 MiB', async () => {
 		const filePath = path.join(workDir, 'long-meeting.wav');
 		expect(await writeWavFile(filePath, { bytes: FILE_BYTES })).toBe(FILE_BYTES);
-		const input = await binaryItem({ data: { filePath }, fileName: 'long-meeting.wav', mimeType: 'audio/wav' });
-		const key = await new SandboxAdmin(sandbox.baseUrl).createKey({ mode: 'test', tier: 'platinum' });
+		const input = await binaryItem({
+			data: { filePath },
+			fileName: 'long-meeting.wav',
+			mimeType: 'audio/wav',
+		});
+		const key = await new SandboxAdmin(sandbox.baseUrl).createKey({
+			mode: 'test',
+			tier: 'platinum',
+		});
 		const credentials = { apiKey: key.key, baseUrl: proxy.baseUrl };
 		// A first small run loads what n8n loads lazily, so the measured run shows the upload alone.
-		const warmUp = await binaryItem({ data: makeWav({ seconds: 1 }), fileName: 'warm-up.wav', mimeType: 'audio/wav' });
+		const warmUp = await binaryItem({
+			data: makeWav({ seconds: 1 }),
+			fileName: 'warm-up.wav',
+			mimeType: 'audio/wav',
+		});
 		await runWorkflow({ nodes: [transcribe], credentials, input: [warmUp] });
 		proxy.exchanges.length = 0;
 

@@ -22,7 +22,12 @@ const wav = makeWav({ seconds: 1 });
 
 beforeAll(async () => {
 	// One-second rate windows: an injected 429 asks for one second of patience.
-	sandbox = await startSandbox({ port: 0, quiet: true, jobSeconds: 1, rateLimits: { windowSeconds: 1 } });
+	sandbox = await startSandbox({
+		port: 0,
+		quiet: true,
+		jobSeconds: 1,
+		rateLimits: { windowSeconds: 1 },
+	});
 	admin = new SandboxAdmin(sandbox.baseUrl);
 	proxy = await startRecordingProxy(sandbox.baseUrl);
 });
@@ -38,7 +43,9 @@ afterEach(async () => {
 });
 
 /** A fresh account per test, so its records hold exactly what the test's run created. */
-async function freshAccount(mode: 'live' | 'test' = 'test'): Promise<{ accountId: string; credentials: TestCredentials }> {
+async function freshAccount(
+	mode: 'live' | 'test' = 'test',
+): Promise<{ accountId: string; credentials: TestCredentials }> {
 	const key = await admin.createKey({ mode, tier: 'platinum' });
 	return { accountId: key.account_id, credentials: { apiKey: key.key, baseUrl: proxy.baseUrl } };
 }
@@ -52,9 +59,15 @@ const transcribe = actionNode({
 });
 
 const everyRoute = (kind: FaultRule['kind']): FaultRule[] =>
-	(['createUpload', 'uploadBinary', 'createTranscription', 'getTranscription', 'getTranscriptionArtifactByExtension'] as const).map(
-		(route) => ({ route, kind, count: 1 }),
-	);
+	(
+		[
+			'createUpload',
+			'uploadBinary',
+			'createTranscription',
+			'getTranscription',
+			'getTranscriptionArtifactByExtension',
+		] as const
+	).map((route) => ({ route, kind, count: 1 }));
 
 async function transcribeThroughFaults(rules: FaultRule[], mode: 'live' | 'test' = 'test') {
 	const { accountId, credentials } = await freshAccount(mode);
@@ -82,15 +95,18 @@ function idempotencyKeysOf(path: string): string[] {
 }
 
 describe('retries (spec 7) without a duplicate slot or job', () => {
-	test.each(['500', '502', '503'] as const)('HTTP %s once on every step of Transcribe and Download', async (kind) => {
-		await transcribeThroughFaults(everyRoute(kind));
-		const uploadKeys = idempotencyKeysOf('/api/v1/uploads');
-		expect(uploadKeys).toHaveLength(2);
-		expect(new Set(uploadKeys).size).toBe(1);
-		const jobKeys = idempotencyKeysOf('/api/v1/transcriptions');
-		expect(jobKeys).toHaveLength(2);
-		expect(new Set(jobKeys).size).toBe(1);
-	});
+	test.each(['500', '502', '503'] as const)(
+		'HTTP %s once on every step of Transcribe and Download',
+		async (kind) => {
+			await transcribeThroughFaults(everyRoute(kind));
+			const uploadKeys = idempotencyKeysOf('/api/v1/uploads');
+			expect(uploadKeys).toHaveLength(2);
+			expect(new Set(uploadKeys).size).toBe(1);
+			const jobKeys = idempotencyKeysOf('/api/v1/transcriptions');
+			expect(jobKeys).toHaveLength(2);
+			expect(new Set(jobKeys).size).toBe(1);
+		},
+	);
 
 	test('429 once on every step: waits Retry-After, then goes on', async () => {
 		await transcribeThroughFaults(everyRoute('429'));
@@ -120,10 +136,21 @@ describe('retries (spec 7) without a duplicate slot or job', () => {
 
 	test('Send Media alone: a retry after a lost answer meets 409 upload_not_available and reports the bytes as stored', async () => {
 		const { credentials } = await freshAccount();
-		await admin.setFaults({ seed: 1, rules: [{ route: 'uploadBinary', kind: 'drop_after_commit', count: 1 }] });
+		await admin.setFaults({
+			seed: 1,
+			rules: [{ route: 'uploadBinary', kind: 'drop_after_commit', count: 1 }],
+		});
 		const result = await runWorkflow({
 			nodes: [
-				actionNode({ resource: 'upload', operation: 'createSlot', source: 'binary', binaryPropertyName: 'data' }, { name: 'Slot' }),
+				actionNode(
+					{
+						resource: 'upload',
+						operation: 'createSlot',
+						source: 'binary',
+						binaryPropertyName: 'data',
+					},
+					{ name: 'Slot' },
+				),
 				actionNode({ resource: 'upload', operation: 'sendMedia', binaryPropertyName: 'data' }),
 			],
 			credentials,
@@ -136,7 +163,9 @@ describe('retries (spec 7) without a duplicate slot or job', () => {
 			bytes_received: wav.length,
 			already_stored: true,
 		});
-		expect(proxy.exchanges.filter((exchange) => exchange.method === 'PUT').map((put) => put.status)).toEqual([undefined, 409]);
+		expect(
+			proxy.exchanges.filter((exchange) => exchange.method === 'PUT').map((put) => put.status),
+		).toEqual([undefined, 409]);
 	});
 });
 
@@ -145,7 +174,10 @@ describe('rate limits (spec 8)', () => {
 		await admin.setRateLimits({ windowSeconds: 1, perTier: { premium: 30, platinum: 60 } });
 	});
 
-	const getAccount = actionNode({ resource: 'account', operation: 'get' }, { continueOnFail: true });
+	const getAccount = actionNode(
+		{ resource: 'account', operation: 'get' },
+		{ continueOnFail: true },
+	);
 
 	test('a batch slows down to the X-RateLimit headers instead of meeting 429', async () => {
 		// 2 per window × the reads multiplier of 2 = 4 reads per one-second window.
@@ -162,12 +194,18 @@ describe('rate limits (spec 8)', () => {
 		await admin.setRateLimits({ windowSeconds: 3600, perTier: { platinum: 1 } });
 		const { credentials } = await freshAccount();
 		// Two reads fit into the window; the third is refused by the pacer, before sending.
-		const paced = await runWorkflow({ nodes: [getAccount], credentials, input: [{ json: {} }, { json: {} }, { json: {} }] });
+		const paced = await runWorkflow({
+			nodes: [getAccount],
+			credentials,
+			input: [{ json: {} }, { json: {} }, { json: {} }],
+		});
 		const [, , refused] = paced.output(ACTION_NODE);
 		expect(refused.json.error).toMatchObject({ code: 'rate_limit_exceeded', http_status: null });
 		expect(proxy.exchanges).toHaveLength(2);
 		// A new execution knows nothing of the window: the service answers 429, whose Retry-After is too long to wait.
-		const answered = nodeError(await runWorkflow({ nodes: [{ ...getAccount, onError: undefined }], credentials }));
+		const answered = nodeError(
+			await runWorkflow({ nodes: [{ ...getAccount, onError: undefined }], credentials }),
+		);
 		expect(answered.code).toBe('rate_limit_exceeded');
 		expect(answered.httpCode).toBe('429');
 		expect(proxy.exchanges).toHaveLength(3);

@@ -60,7 +60,8 @@ const transcribe = (parameters: Record<string, unknown> = {}, continueOnFail = f
 		{ continueOnFail },
 	);
 
-const wavItem = (fileName = 'interview.wav', data: Buffer = wav) => binaryItem({ data, fileName, mimeType: 'audio/wav' });
+const wavItem = (fileName = 'interview.wav', data: Buffer = wav) =>
+	binaryItem({ data, fileName, mimeType: 'audio/wav' });
 
 describe('Transcription → Transcribe and Download', () => {
 	test('one live item: uploads, waits with conditional polls, downloads all four formats as binaries', async () => {
@@ -80,43 +81,63 @@ describe('Transcription → Transcribe and Download', () => {
 		});
 		const binary = item.binary ?? {};
 		expect(Object.keys(binary).sort()).toEqual(['docx', 'pdf', 'srt', 'txt']);
-		expect(binary.srt).toMatchObject({ fileName: 'interview.srt', mimeType: 'application/x-subrip' });
+		expect(binary.srt).toMatchObject({
+			fileName: 'interview.srt',
+			mimeType: 'application/x-subrip',
+		});
 		expect(binary.txt).toMatchObject({ fileName: 'interview.txt', mimeType: 'text/plain' });
 		expect(binary.pdf).toMatchObject({ fileName: 'interview.pdf', mimeType: 'application/pdf' });
 		expect(binary.docx.fileName).toBe('interview.docx');
 		const text = (await binaryBytes(binary.txt)).toString('utf8');
 		expect(item.json.text).toBe(text);
-		expect((await binaryBytes(binary.srt)).toString('utf8')).toMatch(/^1\r?\n\d\d:\d\d:\d\d,\d{3} --> /);
+		expect((await binaryBytes(binary.srt)).toString('utf8')).toMatch(
+			/^1\r?\n\d\d:\d\d:\d\d,\d{3} --> /,
+		);
 		expect((await pdfParse(await binaryBytes(binary.pdf))).numpages).toBeGreaterThanOrEqual(1);
-		expect((await JSZip.loadAsync(await binaryBytes(binary.docx))).file('word/document.xml')).not.toBeNull();
+		expect(
+			(await JSZip.loadAsync(await binaryBytes(binary.docx))).file('word/document.xml'),
+		).not.toBeNull();
 
-		const calls = proxy.exchanges.map((exchange) => `${exchange.method} ${exchange.url.split('/').slice(3, 5).join('/')}`);
+		const calls = proxy.exchanges.map(
+			(exchange) => `${exchange.method} ${exchange.url.split('/').slice(3, 5).join('/')}`,
+		);
 		expect(calls.slice(0, 3)).toEqual([
 			'POST uploads',
 			`PUT uploads/${String(proxy.exchanges[1].url.split('/')[4])}`,
 			'POST transcriptions',
 		]);
 		const [slotPost, put, jobPost] = proxy.exchanges;
-		expect(slotPost.requestJson).toEqual({ filename: 'interview.wav', content_type: 'audio/wav', size_bytes: wav.length });
+		expect(slotPost.requestJson).toEqual({
+			filename: 'interview.wav',
+			content_type: 'audio/wav',
+			size_bytes: wav.length,
+		});
 		expect(put.requestHeaders['content-length']).toBe(String(wav.length));
 		expect(put.requestBytes).toBe(wav.length);
 		expect(slotPost.requestHeaders['idempotency-key']).toEqual(expect.any(String));
 		expect(jobPost.requestHeaders['idempotency-key']).toEqual(expect.any(String));
-		const polls = proxy.exchanges.filter((exchange) => exchange.method === 'GET' && !exchange.url.includes('artifact'));
+		const polls = proxy.exchanges.filter(
+			(exchange) => exchange.method === 'GET' && !exchange.url.includes('artifact'),
+		);
 		expect(polls.length).toBeGreaterThan(2);
 		expect(polls[0].requestHeaders['if-none-match']).toBeUndefined();
-		expect(polls.slice(1).every((poll) => typeof poll.requestHeaders['if-none-match'] === 'string')).toBe(true);
+		expect(
+			polls.slice(1).every((poll) => typeof poll.requestHeaders['if-none-match'] === 'string'),
+		).toBe(true);
 		expect(polls.some((poll) => poll.status === 304)).toBe(true);
-		expect(proxy.exchanges.filter((exchange) => exchange.url.includes('/artifact.')).map((exchange) => exchange.url.split('.').pop())).toEqual([
-			'srt',
-			'txt',
-			'pdf',
-			'docx',
-		]);
+		expect(
+			proxy.exchanges
+				.filter((exchange) => exchange.url.includes('/artifact.'))
+				.map((exchange) => exchange.url.split('.').pop()),
+		).toEqual(['srt', 'txt', 'pdf', 'docx']);
 	});
 
 	test('the create fields go to the job (only those set)', async () => {
-		const additionalFields = { output_format: 'plain_text', translate_to_hebrew: true, user_prompt: 'Terms: n8n' };
+		const additionalFields = {
+			output_format: 'plain_text',
+			translate_to_hebrew: true,
+			user_prompt: 'Terms: n8n',
+		};
 		const result = await runWorkflow({
 			nodes: [transcribe({ additionalFields, formats: ['txt'] })],
 			credentials: testMode,
@@ -129,7 +150,9 @@ describe('Transcription → Transcribe and Download', () => {
 	});
 
 	test('20 items with Concurrency 5: parallel, one output per input in input order, pairedItem kept', async () => {
-		const input = await Promise.all(Array.from({ length: 20 }, (_, index) => wavItem(`item-${index}.wav`)));
+		const input = await Promise.all(
+			Array.from({ length: 20 }, (_, index) => wavItem(`item-${index}.wav`)),
+		);
 		const result = await runWorkflow({
 			nodes: [transcribe({ options: { concurrency: 5 } })],
 			credentials: testMode,
@@ -138,14 +161,18 @@ describe('Transcription → Transcribe and Download', () => {
 		expect(result.error).toBeUndefined();
 		const output = result.output(ACTION_NODE);
 		expect(output).toHaveLength(20);
-		expect(output.map((item) => item.pairedItem)).toEqual(input.map((_, index) => ({ item: index })));
-		expect(output.map((item) => item.binary?.srt.fileName)).toEqual(input.map((_, index) => `item-${index}.srt`));
+		expect(output.map((item) => item.pairedItem)).toEqual(
+			input.map((_, index) => ({ item: index })),
+		);
+		expect(output.map((item) => item.binary?.srt.fileName)).toEqual(
+			input.map((_, index) => `item-${index}.srt`),
+		);
 		expect(new Set(output.map((item) => item.json.job_id)).size).toBe(20);
 		expect(proxy.concurrency.max).toBeGreaterThan(1);
 		expect(proxy.concurrency.max).toBeLessThanOrEqual(5);
 	});
 
-	test('a live job that fails (unreadable media) is the item\'s error, carrying job_id and status', async () => {
+	test("a live job that fails (unreadable media) is the item's error, carrying job_id and status", async () => {
 		const result = await runWorkflow({
 			nodes: [transcribe()],
 			credentials: live,
@@ -228,7 +255,11 @@ describe('Transcription → Transcribe and Download', () => {
 			input: [await wavItem()],
 		});
 		expect(nodeError(missing).message).toBe('The item has no binary field "audio"');
-		const empty = await runWorkflow({ nodes: [transcribe()], credentials: testMode, input: [await wavItem('e.wav', Buffer.alloc(0))] });
+		const empty = await runWorkflow({
+			nodes: [transcribe()],
+			credentials: testMode,
+			input: [await wavItem('e.wav', Buffer.alloc(0))],
+		});
 		expect(nodeError(empty).message).toBe('The file in "data" is empty (0 bytes)');
 		expect(proxy.exchanges).toHaveLength(0);
 	});

@@ -47,15 +47,24 @@ beforeEach(() => {
 });
 
 /** Direct API calls for setting the scene (not through the node under test). */
-async function api<T>(apiKey: string, method: 'POST' | 'PUT', path: string, body: Buffer | object): Promise<T> {
+async function api<T>(
+	apiKey: string,
+	method: 'POST' | 'PUT',
+	path: string,
+	body: Buffer | object,
+): Promise<T> {
 	const raw = Buffer.isBuffer(body);
 	const response = await request(`${sandbox.baseUrl}/api/v1${path}`, {
 		method,
-		headers: { authorization: `Bearer ${apiKey}`, 'content-type': raw ? 'application/octet-stream' : 'application/json' },
+		headers: {
+			authorization: `Bearer ${apiKey}`,
+			'content-type': raw ? 'application/octet-stream' : 'application/json',
+		},
 		body: raw ? body : JSON.stringify(body),
 	});
 	const parsed = (await response.body.json()) as T;
-	if (response.statusCode >= 300) throw new Error(`${method} ${path} answered ${response.statusCode}: ${JSON.stringify(parsed)}`);
+	if (response.statusCode >= 300)
+		throw new Error(`${method} ${path} answered ${response.statusCode}: ${JSON.stringify(parsed)}`);
 	return parsed;
 }
 
@@ -76,7 +85,12 @@ async function storedUpload(apiKey: string, filename?: string): Promise<string> 
 
 async function job(apiKey: string, fields: object = {}, filename?: string): Promise<string> {
 	const uploadId = await storedUpload(apiKey, filename);
-	return (await api<{ job_id: string }>(apiKey, 'POST', '/transcriptions', { upload_id: uploadId, ...fields })).job_id;
+	return (
+		await api<{ job_id: string }>(apiKey, 'POST', '/transcriptions', {
+			upload_id: uploadId,
+			...fields,
+		})
+	).job_id;
 }
 
 const node = (operation: string, parameters: Record<string, unknown> = {}) =>
@@ -101,8 +115,14 @@ describe('Transcription → Create (createTranscription)', () => {
 
 	test('test key: 200 and completed at once', async () => {
 		const uploadId = await storedUpload(testMode.apiKey);
-		const result = await runWorkflow({ nodes: [node('create', { uploadId })], credentials: testMode });
-		expect(result.output(ACTION_NODE)[0].json).toMatchObject({ status: 'completed', http_status: 200 });
+		const result = await runWorkflow({
+			nodes: [node('create', { uploadId })],
+			credentials: testMode,
+		});
+		expect(result.output(ACTION_NODE)[0].json).toMatchObject({
+			status: 'completed',
+			http_status: 200,
+		});
 	});
 
 	test('sends exactly the fields the user set, named as the API names them', async () => {
@@ -114,33 +134,52 @@ describe('Transcription → Create (createTranscription)', () => {
 			output_format: 'plain_text',
 			webhook_url: 'http://127.0.0.1:9/hook',
 		};
-		const result = await runWorkflow({ nodes: [node('create', { uploadId, additionalFields })], credentials: testMode });
+		const result = await runWorkflow({
+			nodes: [node('create', { uploadId, additionalFields })],
+			credentials: testMode,
+		});
 		expect(result.error).toBeUndefined();
 		expect(proxy.exchanges[0].requestJson).toEqual({ upload_id: uploadId, ...additionalFields });
 		const emptyPrompt = await storedUpload(testMode.apiKey);
 		await runWorkflow({
-			nodes: [node('create', { uploadId: emptyPrompt, additionalFields: { user_prompt: '', translate_to_hebrew: false } })],
+			nodes: [
+				node('create', {
+					uploadId: emptyPrompt,
+					additionalFields: { user_prompt: '', translate_to_hebrew: false },
+				}),
+			],
 			credentials: testMode,
 		});
-		expect(proxy.exchanges[1].requestJson).toEqual({ upload_id: emptyPrompt, translate_to_hebrew: false });
+		expect(proxy.exchanges[1].requestJson).toEqual({
+			upload_id: emptyPrompt,
+			translate_to_hebrew: false,
+		});
 	});
 
-	test('the user\'s Idempotency Key returns the same job; with other fields it is 409 idempotency_mismatch', async () => {
+	test("the user's Idempotency Key returns the same job; with other fields it is 409 idempotency_mismatch", async () => {
 		const uploadId = await storedUpload(live.apiKey);
 		const idempotencyKey = `job-${uploadId}`;
 		const create = (additionalFields: object) =>
-			runWorkflow({ nodes: [node('create', { uploadId, additionalFields, options: { idempotencyKey } })], credentials: live });
+			runWorkflow({
+				nodes: [node('create', { uploadId, additionalFields, options: { idempotencyKey } })],
+				credentials: live,
+			});
 		const first = (await create({})).output(ACTION_NODE)[0].json;
 		const second = (await create({})).output(ACTION_NODE)[0].json;
 		expect(second.job_id).toBe(first.job_id);
-		expect(proxy.exchanges.map((exchange) => exchange.requestHeaders['idempotency-key'])).toEqual([idempotencyKey, idempotencyKey]);
+		expect(proxy.exchanges.map((exchange) => exchange.requestHeaders['idempotency-key'])).toEqual([
+			idempotencyKey,
+			idempotencyKey,
+		]);
 		const mismatch = nodeError(await create({ translate_to_hebrew: true }));
 		expect(mismatch.code).toBe('idempotency_mismatch');
 		expect(mismatch.httpCode).toBe('409');
 	});
 
 	const createError = async (uploadId: string, additionalFields: object = {}, credentials = live) =>
-		nodeError(await runWorkflow({ nodes: [node('create', { uploadId, additionalFields })], credentials }));
+		nodeError(
+			await runWorkflow({ nodes: [node('create', { uploadId, additionalFields })], credentials }),
+		);
 
 	test('409 upload_not_available before the media bytes arrived', async () => {
 		expect((await createError(await slot(live.apiKey))).code).toBe('upload_not_available');
@@ -160,12 +199,18 @@ describe('Transcription → Create (createTranscription)', () => {
 
 	test('400 invalid_webhook_url and webhook_url_forbidden_target', async () => {
 		const uploadId = await storedUpload(live.apiKey);
-		expect((await createError(uploadId, { webhook_url: 'https://hooks.nowhere.invalid/x' })).code).toBe('invalid_webhook_url');
-		expect((await createError(uploadId, { webhook_url: 'https://0.0.0.0/hook' })).code).toBe('webhook_url_forbidden_target');
+		expect(
+			(await createError(uploadId, { webhook_url: 'https://hooks.nowhere.invalid/x' })).code,
+		).toBe('invalid_webhook_url');
+		expect((await createError(uploadId, { webhook_url: 'https://0.0.0.0/hook' })).code).toBe(
+			'webhook_url_forbidden_target',
+		);
 	});
 
 	test('422 for a value the API rejects (unknown model tier)', async () => {
-		const error = await createError(await storedUpload(live.apiKey), { model_tier: '={{ "ultra" }}' });
+		const error = await createError(await storedUpload(live.apiKey), {
+			model_tier: '={{ "ultra" }}',
+		});
 		expect(error.httpCode).toBe('422');
 	});
 
@@ -202,11 +247,16 @@ describe('Transcription → Get (getTranscription)', () => {
 		expect(before.output(ACTION_NODE)[0].json.status).toBe('queued');
 		await admin.advanceClock(10);
 		const after = await runWorkflow({ nodes: [node('get', { jobId })], credentials: live });
-		expect(after.output(ACTION_NODE)[0].json).toMatchObject({ status: 'completed', media_duration_seconds: 2 });
+		expect(after.output(ACTION_NODE)[0].json).toMatchObject({
+			status: 'completed',
+			media_duration_seconds: 2,
+		});
 	});
 
 	test('404 job_not_found', async () => {
-		const error = nodeError(await runWorkflow({ nodes: [node('get', { jobId: 'job_unknown' })], credentials: live }));
+		const error = nodeError(
+			await runWorkflow({ nodes: [node('get', { jobId: 'job_unknown' })], credentials: live }),
+		);
 		expect(error.code).toBe('job_not_found');
 		expect(error.httpCode).toBe('404');
 	});
@@ -225,17 +275,29 @@ describe('Transcription → Get Many (listTranscriptions)', () => {
 	});
 
 	test('Return All follows links.next over more than one page, one item per job', async () => {
-		const result = await runWorkflow({ nodes: [node('getAll', { returnAll: true })], credentials: listing });
+		const result = await runWorkflow({
+			nodes: [node('getAll', { returnAll: true })],
+			credentials: listing,
+		});
 		expect(result.error).toBeUndefined();
 		const output = result.output(ACTION_NODE);
 		expect(output).toHaveLength(completedJobs + 1);
 		expect(new Set(output.map((item) => item.json.job_id)).size).toBe(completedJobs + 1);
-		expect(output.every((item) => item.pairedItem && (item.pairedItem as { item: number }).item === 0)).toBe(true);
-		expect(proxy.exchanges.map((exchange) => new URL(exchange.url, 'http://x').searchParams.get('cursor'))).toEqual([null, '100']);
+		expect(
+			output.every((item) => item.pairedItem && (item.pairedItem as { item: number }).item === 0),
+		).toBe(true);
+		expect(
+			proxy.exchanges.map((exchange) =>
+				new URL(exchange.url, 'http://x').searchParams.get('cursor'),
+			),
+		).toEqual([null, '100']);
 	});
 
 	test('Limit asks for one page of that size', async () => {
-		const result = await runWorkflow({ nodes: [node('getAll', { returnAll: false, limit: 7 })], credentials: listing });
+		const result = await runWorkflow({
+			nodes: [node('getAll', { returnAll: false, limit: 7 })],
+			credentials: listing,
+		});
 		expect(result.output(ACTION_NODE)).toHaveLength(7);
 		expect(proxy.exchanges).toHaveLength(1);
 		expect(proxy.exchanges[0].url).toBe('/api/v1/transcriptions?limit=7');
@@ -252,7 +314,10 @@ describe('Transcription → Get Many (listTranscriptions)', () => {
 	});
 
 	test('422 for invalid paging', async () => {
-		const result = await runWorkflow({ nodes: [node('getAll', { returnAll: false, limit: '={{ 0 }}' })], credentials: listing });
+		const result = await runWorkflow({
+			nodes: [node('getAll', { returnAll: false, limit: '={{ 0 }}' })],
+			credentials: listing,
+		});
 		expect(nodeError(result).httpCode).toBe('422');
 	});
 });
@@ -265,7 +330,12 @@ describe('Transcription → Download Artifact (getTranscriptionArtifact, …ByEx
 	});
 
 	const download = (parameters: Record<string, unknown>) =>
-		runWorkflow({ nodes: [node('downloadArtifact', { jobId: hebrewJob, binaryPropertyName: 'data', ...parameters })], credentials: testMode });
+		runWorkflow({
+			nodes: [
+				node('downloadArtifact', { jobId: hebrewJob, binaryPropertyName: 'data', ...parameters }),
+			],
+			credentials: testMode,
+		});
 
 	async function downloaded(format: string, options: object = {}) {
 		const result = await download({ format, options });
@@ -280,7 +350,9 @@ describe('Transcription → Download Artifact (getTranscriptionArtifact, …ByEx
 		const { item, binary, bytes } = await downloaded('srt');
 		expect(binary.mimeType).toBe('application/x-subrip');
 		expect(binary.fileName).toBe('ראיון סופי.srt');
-		expect(bytes.toString('utf8')).toMatch(/^1\r?\n\d\d:\d\d:\d\d,\d{3} --> \d\d:\d\d:\d\d,\d{3}\r?\n\S/);
+		expect(bytes.toString('utf8')).toMatch(
+			/^1\r?\n\d\d:\d\d:\d\d,\d{3} --> \d\d:\d\d:\d\d,\d{3}\r?\n\S/,
+		);
 		expect(item.json).toEqual({
 			job_id: hebrewJob,
 			format: 'srt',
@@ -300,7 +372,7 @@ describe('Transcription → Download Artifact (getTranscriptionArtifact, …ByEx
 		expect(item.json.text).toBe(text);
 	});
 
-	test('pdf: a document that parses, with the transcript\'s text in it', async () => {
+	test("pdf: a document that parses, with the transcript's text in it", async () => {
 		const { binary, bytes } = await downloaded('pdf');
 		expect(binary.mimeType).toBe('application/pdf');
 		expect(binary.fileName).toBe('ראיון סופי.pdf');
@@ -311,39 +383,56 @@ describe('Transcription → Download Artifact (getTranscriptionArtifact, …ByEx
 
 	test('docx: a zip with the Word document part, holding the transcript', async () => {
 		const { binary, bytes } = await downloaded('docx');
-		expect(binary.mimeType).toBe('application/vnd.openxmlformats-officedocument.wordprocessingml.document');
+		expect(binary.mimeType).toBe(
+			'application/vnd.openxmlformats-officedocument.wordprocessingml.document',
+		);
 		expect(binary.fileName).toBe('ראיון סופי.docx');
 		const zip = await JSZip.loadAsync(bytes);
 		const documentXml = await zip.file('word/document.xml')?.async('string');
 		expect(documentXml).toMatch(/\p{Script=Hebrew}/u);
 	});
 
-	test('Job Default follows the job\'s output_format (srt by default, plain_text → txt)', async () => {
+	test("Job Default follows the job's output_format (srt by default, plain_text → txt)", async () => {
 		const plainJob = await job(testMode.apiKey, { output_format: 'plain_text' });
 		const plain = await runWorkflow({
-			nodes: [node('downloadArtifact', { jobId: plainJob, format: 'job_default', binaryPropertyName: 'transcript' })],
+			nodes: [
+				node('downloadArtifact', {
+					jobId: plainJob,
+					format: 'job_default',
+					binaryPropertyName: 'transcript',
+				}),
+			],
 			credentials: testMode,
 		});
-		expect(plain.output(ACTION_NODE)[0].json).toMatchObject({ format: 'txt', mime_type: 'text/plain', file_name: 'interview.txt' });
+		expect(plain.output(ACTION_NODE)[0].json).toMatchObject({
+			format: 'txt',
+			mime_type: 'text/plain',
+			file_name: 'interview.txt',
+		});
 		expect(plain.output(ACTION_NODE)[0].binary?.transcript.mimeType).toBe('text/plain');
 		expect(proxy.exchanges[0].url).toBe(`/api/v1/transcriptions/${plainJob}/artifact`);
 		const { item } = await downloaded('job_default');
 		expect(item.json.format).toBe('srt');
 	});
 
-	test('a file name of the user\'s own', async () => {
+	test("a file name of the user's own", async () => {
 		const { binary, item } = await downloaded('pdf', { fileName: 'minutes.pdf' });
 		expect(binary.fileName).toBe('minutes.pdf');
 		expect(item.json.file_name).toBe('minutes.pdf');
 	});
 
-	test('409 artifact_not_ready names the job\'s current status', async () => {
+	test("409 artifact_not_ready names the job's current status", async () => {
 		const queued = await job(live.apiKey);
-		const result = await runWorkflow({ nodes: [node('downloadArtifact', { jobId: queued, format: 'srt' })], credentials: live });
+		const result = await runWorkflow({
+			nodes: [node('downloadArtifact', { jobId: queued, format: 'srt' })],
+			credentials: live,
+		});
 		const error = nodeError(result);
 		expect(error.code).toBe('artifact_not_ready');
 		expect(error.httpCode).toBe('409');
-		expect(error.message).toMatch(new RegExp(`^The transcript of job ${queued} is not ready: the job is "queued"; download`));
+		expect(error.message).toMatch(
+			new RegExp(`^The transcript of job ${queued} is not ready: the job is "queued"; download`),
+		);
 		expect(error.context).toMatchObject({ job_id: queued, status: 'queued' });
 	});
 
@@ -357,7 +446,9 @@ describe('Transcription → Download Artifact (getTranscriptionArtifact, …ByEx
 		expect(nodeError(unknown).code).toBe('job_not_found');
 		const deleted = await job(testMode.apiKey);
 		await admin.deleteArtifact(deleted);
-		expect(nodeError(await download({ jobId: deleted, format: 'srt' })).code).toBe('artifact_not_found');
+		expect(nodeError(await download({ jobId: deleted, format: 'srt' })).code).toBe(
+			'artifact_not_found',
+		);
 	});
 
 	test('400 unsupported_artifact_format', async () => {

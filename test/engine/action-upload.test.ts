@@ -36,16 +36,38 @@ beforeEach(() => {
 	proxy.exchanges.length = 0;
 });
 
-const wavItem = (data: Buffer = wav, fileName = 'interview.wav') => binaryItem({ data, fileName, mimeType: 'audio/wav' });
+const wavItem = (data: Buffer = wav, fileName = 'interview.wav') =>
+	binaryItem({ data, fileName, mimeType: 'audio/wav' });
 
 const createSlot = (parameters: Record<string, unknown> = {}, name?: string) =>
-	actionNode({ resource: 'upload', operation: 'createSlot', source: 'binary', binaryPropertyName: 'data', ...parameters }, { name });
+	actionNode(
+		{
+			resource: 'upload',
+			operation: 'createSlot',
+			source: 'binary',
+			binaryPropertyName: 'data',
+			...parameters,
+		},
+		{ name },
+	);
 const sendMedia = (parameters: Record<string, unknown> = {}) =>
-	actionNode({ resource: 'upload', operation: 'sendMedia', binaryPropertyName: 'data', ...parameters });
+	actionNode({
+		resource: 'upload',
+		operation: 'sendMedia',
+		binaryPropertyName: 'data',
+		...parameters,
+	});
 
 async function slotFor(size: number) {
 	const result = await runWorkflow({
-		nodes: [createSlot({ source: 'manual', filename: 'a.wav', content_type: 'audio/wav', size_bytes: size })],
+		nodes: [
+			createSlot({
+				source: 'manual',
+				filename: 'a.wav',
+				content_type: 'audio/wav',
+				size_bytes: size,
+			}),
+		],
 		credentials,
 	});
 	return result.output(ACTION_NODE)[0].json as { upload_id: string; upload_url: string };
@@ -73,14 +95,28 @@ describe('Upload → Create Slot (createUpload)', () => {
 
 	test('typed in, with a Hebrew file name', async () => {
 		const result = await runWorkflow({
-			nodes: [createSlot({ source: 'manual', filename: 'ראיון.mp3', content_type: 'audio/mpeg', size_bytes: 1234 })],
+			nodes: [
+				createSlot({
+					source: 'manual',
+					filename: 'ראיון.mp3',
+					content_type: 'audio/mpeg',
+					size_bytes: 1234,
+				}),
+			],
 			credentials,
 		});
-		expect(result.output(ACTION_NODE)[0].json).toMatchObject({ filename: 'ראיון.mp3', size_bytes: 1234 });
+		expect(result.output(ACTION_NODE)[0].json).toMatchObject({
+			filename: 'ראיון.mp3',
+			size_bytes: 1234,
+		});
 	});
 
-	test('one generated Idempotency-Key per item; the user\'s key returns the same slot for the same details', async () => {
-		const generated = await runWorkflow({ nodes: [createSlot()], credentials, input: [await wavItem(), await wavItem()] });
+	test("one generated Idempotency-Key per item; the user's key returns the same slot for the same details", async () => {
+		const generated = await runWorkflow({
+			nodes: [createSlot()],
+			credentials,
+			input: [await wavItem(), await wavItem()],
+		});
 		const keys = proxy.exchanges.map((exchange) => exchange.requestHeaders['idempotency-key']);
 		expect(new Set(keys).size).toBe(2);
 		const [first, second] = generated.output(ACTION_NODE);
@@ -95,7 +131,11 @@ describe('Upload → Create Slot (createUpload)', () => {
 
 	test('409 idempotency_mismatch: the same key with other details', async () => {
 		const key = `mismatch-${Date.now()}`;
-		await runWorkflow({ nodes: [createSlot({ options: { idempotencyKey: key } })], credentials, input: [await wavItem()] });
+		await runWorkflow({
+			nodes: [createSlot({ options: { idempotencyKey: key } })],
+			credentials,
+			input: [await wavItem()],
+		});
 		const result = await runWorkflow({
 			nodes: [createSlot({ options: { idempotencyKey: key } })],
 			credentials,
@@ -112,7 +152,9 @@ describe('Upload → Create Slot (createUpload)', () => {
 			credentials,
 			input: [await wavItem()],
 		});
-		expect(nodeError(result).message).toBe('Idempotency Key is 201 characters long; the API accepts 1 to 200');
+		expect(nodeError(result).message).toBe(
+			'Idempotency Key is 201 characters long; the API accepts 1 to 200',
+		);
 		expect(proxy.exchanges).toHaveLength(0);
 	});
 
@@ -127,7 +169,14 @@ describe('Upload → Create Slot (createUpload)', () => {
 
 	test('422 for details the API rejects (empty content type)', async () => {
 		const result = await runWorkflow({
-			nodes: [createSlot({ source: 'manual', filename: 'a.wav', content_type: '={{ "" }}', size_bytes: 10 })],
+			nodes: [
+				createSlot({
+					source: 'manual',
+					filename: 'a.wav',
+					content_type: '={{ "" }}',
+					size_bytes: 10,
+				}),
+			],
 			credentials,
 		});
 		const error = nodeError(result);
@@ -143,41 +192,67 @@ describe('Upload → Create Slot (createUpload)', () => {
 		});
 		const error = nodeError(result);
 		expect(error.message).toBe('The item has no binary field "audio"');
-		expect(error.description).toBe('Its binary fields are: "data". Set "Input Binary Field" to one of them.');
+		expect(error.description).toBe(
+			'Its binary fields are: "data". Set "Input Binary Field" to one of them.',
+		);
 	});
 });
 
 describe('Upload → Send Media (uploadBinary)', () => {
 	test('streams the binary with an exact Content-Length into the slot from Create Slot', async () => {
-		const result = await runWorkflow({ nodes: [createSlot({}, 'Create Slot'), sendMedia()], credentials, input: [await wavItem()] });
+		const result = await runWorkflow({
+			nodes: [createSlot({}, 'Create Slot'), sendMedia()],
+			credentials,
+			input: [await wavItem()],
+		});
 		expect(result.error).toBeUndefined();
 		const [item] = result.output(ACTION_NODE);
 		const put = proxy.exchanges.find((exchange) => exchange.method === 'PUT');
 		expect(put?.requestHeaders['content-length']).toBe(String(wav.length));
 		expect(put?.requestHeaders['content-type']).toBe('application/octet-stream');
 		expect(put?.requestBytes).toBe(wav.length);
-		expect(item.json).toEqual({ upload_id: expect.any(String), ok: true, bytes_received: wav.length });
+		expect(item.json).toEqual({
+			upload_id: expect.any(String),
+			ok: true,
+			bytes_received: wav.length,
+		});
 		expect(put?.url).toBe(`/api/v1/uploads/${String(item.json.upload_id)}/binary`);
 	});
 
-	test('accepts the slot\'s upload_url instead of the upload_id, and an in-memory binary', async () => {
+	test("accepts the slot's upload_url instead of the upload_id, and an in-memory binary", async () => {
 		const slot = await slotFor(wav.length);
-		const inline = { json: {}, binary: { data: { data: wav.toString('base64'), mimeType: 'audio/wav', fileName: 'a.wav' } } };
-		const result = await runWorkflow({ nodes: [sendMedia({ upload: slot.upload_url })], credentials, input: [inline] });
-		expect(result.output(ACTION_NODE)[0].json).toEqual({ upload_id: slot.upload_id, ok: true, bytes_received: wav.length });
+		const inline = {
+			json: {},
+			binary: { data: { data: wav.toString('base64'), mimeType: 'audio/wav', fileName: 'a.wav' } },
+		};
+		const result = await runWorkflow({
+			nodes: [sendMedia({ upload: slot.upload_url })],
+			credentials,
+			input: [inline],
+		});
+		expect(result.output(ACTION_NODE)[0].json).toEqual({
+			upload_id: slot.upload_id,
+			ok: true,
+			bytes_received: wav.length,
+		});
 	});
 
-	test('a file whose size differs from the slot\'s is refused before sending, naming both sizes', async () => {
+	test("a file whose size differs from the slot's is refused before sending, naming both sizes", async () => {
 		const result = await runWorkflow({
 			nodes: [
-				createSlot({ source: 'manual', filename: 'a.wav', content_type: 'audio/wav', size_bytes: 100 }, 'Create Slot'),
+				createSlot(
+					{ source: 'manual', filename: 'a.wav', content_type: 'audio/wav', size_bytes: 100 },
+					'Create Slot',
+				),
 				sendMedia(),
 			],
 			credentials,
 			input: [await wavItem()],
 		});
 		const error = nodeError(result);
-		expect(error.message).toBe(`The file in "data" is ${wav.length} bytes but the slot was declared with 100 bytes`);
+		expect(error.message).toBe(
+			`The file in "data" is ${wav.length} bytes but the slot was declared with 100 bytes`,
+		);
 		expect(error.code).toBe('upload_size_mismatch');
 		expect(proxy.exchanges.filter((exchange) => exchange.method === 'PUT')).toHaveLength(0);
 	});
@@ -186,7 +261,11 @@ describe('Upload → Send Media (uploadBinary)', () => {
 		const slot = await slotFor(wav.length);
 		const input = await wavItem();
 		await unlink(Container.get(BinaryDataService).getPath(String(input.binary?.data.id)));
-		const result = await runWorkflow({ nodes: [sendMedia({ upload: slot.upload_id })], credentials, input: [input] });
+		const result = await runWorkflow({
+			nodes: [sendMedia({ upload: slot.upload_id })],
+			credentials,
+			input: [input],
+		});
 		const error = nodeError(result);
 		expect(error.message).toBe('Could not read the input binary to upload: File not found');
 		expect(error.code).not.toBe('network_error');
@@ -195,7 +274,11 @@ describe('Upload → Send Media (uploadBinary)', () => {
 
 	test('400 upload_size_mismatch from the service when no declared size is known to the node', async () => {
 		const slot = await slotFor(100);
-		const result = await runWorkflow({ nodes: [sendMedia({ upload: slot.upload_id })], credentials, input: [await wavItem()] });
+		const result = await runWorkflow({
+			nodes: [sendMedia({ upload: slot.upload_id })],
+			credentials,
+			input: [await wavItem()],
+		});
 		expect(nodeError(result).code).toBe('upload_size_mismatch');
 	});
 
@@ -210,7 +293,11 @@ describe('Upload → Send Media (uploadBinary)', () => {
 	});
 
 	test('404 upload_not_found for an unknown slot', async () => {
-		const result = await runWorkflow({ nodes: [sendMedia({ upload: 'upl_unknown' })], credentials, input: [await wavItem()] });
+		const result = await runWorkflow({
+			nodes: [sendMedia({ upload: 'upl_unknown' })],
+			credentials,
+			input: [await wavItem()],
+		});
 		const error = nodeError(result);
 		expect(error.code).toBe('upload_not_found');
 		expect(error.httpCode).toBe('404');
@@ -219,16 +306,28 @@ describe('Upload → Send Media (uploadBinary)', () => {
 	test('409 upload_not_available for a slot that already holds its bytes', async () => {
 		const slot = await slotFor(wav.length);
 		const input = [await wavItem()];
-		const first = await runWorkflow({ nodes: [sendMedia({ upload: slot.upload_id })], credentials, input });
+		const first = await runWorkflow({
+			nodes: [sendMedia({ upload: slot.upload_id })],
+			credentials,
+			input,
+		});
 		expect(first.error).toBeUndefined();
-		const again = await runWorkflow({ nodes: [sendMedia({ upload: slot.upload_id })], credentials, input });
+		const again = await runWorkflow({
+			nodes: [sendMedia({ upload: slot.upload_id })],
+			credentials,
+			input,
+		});
 		expect(nodeError(again).code).toBe('upload_not_available');
 	});
 
 	test('410 upload_slot_expired after 30 minutes', async () => {
 		const slot = await slotFor(wav.length);
 		await admin.advanceClock(31 * 60);
-		const result = await runWorkflow({ nodes: [sendMedia({ upload: slot.upload_id })], credentials, input: [await wavItem()] });
+		const result = await runWorkflow({
+			nodes: [sendMedia({ upload: slot.upload_id })],
+			credentials,
+			input: [await wavItem()],
+		});
 		expect(nodeError(result).code).toBe('upload_slot_expired');
 	});
 

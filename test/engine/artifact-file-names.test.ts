@@ -7,7 +7,13 @@ import type { AddressInfo } from 'node:net';
 
 import type { PublicTranscriptionWebhookEvent } from '../../src/api';
 import { buildSignedDelivery } from '../../src/webhooks';
-import { actionNode, ACTION_NODE, cleanupBinaryData, runWorkflow, type TestCredentials } from './harness';
+import {
+	actionNode,
+	ACTION_NODE,
+	cleanupBinaryData,
+	runWorkflow,
+	type TestCredentials,
+} from './harness';
 import { TriggerUnderTest } from './webhook-harness';
 
 // [name in filename*, name the binary must get]: forward slashes, backslashes (a separator on Windows only), and names
@@ -52,44 +58,64 @@ afterAll(async () => {
 	await cleanupBinaryData();
 });
 
-it.each(HOSTILE_NAMES)('Download Artifact stores "%s" under a name without path separators', async (sent, safe) => {
-	hostileName = sent;
-	const result = await runWorkflow({
-		nodes: [actionNode({ resource: 'transcription', operation: 'downloadArtifact', jobId: 'job_1', format: 'srt' })],
-		credentials,
-	});
-	expect(result.error).toBeUndefined();
-	const [item] = result.output(ACTION_NODE);
-	expect(item.json.file_name).toBe(safe);
-	expect(item.binary?.data.fileName).toBe(safe);
-});
-
-it.each(HOSTILE_NAMES)('the trigger\'s artifact download stores "%s" under a name without path separators', async (sent, safe) => {
-	hostileName = sent;
-	const trigger = await TriggerUnderTest.start({
-		parameters: { downloadArtifact: true, artifactFormat: 'srt' },
-		credentials,
-		runExecutions: true,
-	});
-	try {
-		const event: PublicTranscriptionWebhookEvent = {
-			event: 'transcription.completed',
-			event_id: `evt_file_names_${sent.length}`,
-			job_id: 'job_1',
-			status: 'completed',
-			created_at: new Date().toISOString(),
-			links: {
-				self: `${credentials.baseUrl}/api/v1/transcriptions/job_1`,
-				artifact: `${credentials.baseUrl}/api/v1/transcriptions/job_1/artifact`,
-			},
-		};
-		const signed = buildSignedDelivery({ secret: SIGNING_SECRET, timestamp: Math.floor(Date.now() / 1000), event });
-		const call = await trigger.post(signed.body, { ...signed.headers, 'Content-Type': 'application/json' });
-		expect(call.status).toBe(200);
-		const [item] = call.executionOutput!;
-		expect(item.json.artifact_error).toBeUndefined();
+it.each(HOSTILE_NAMES)(
+	'Download Artifact stores "%s" under a name without path separators',
+	async (sent, safe) => {
+		hostileName = sent;
+		const result = await runWorkflow({
+			nodes: [
+				actionNode({
+					resource: 'transcription',
+					operation: 'downloadArtifact',
+					jobId: 'job_1',
+					format: 'srt',
+				}),
+			],
+			credentials,
+		});
+		expect(result.error).toBeUndefined();
+		const [item] = result.output(ACTION_NODE);
+		expect(item.json.file_name).toBe(safe);
 		expect(item.binary?.data.fileName).toBe(safe);
-	} finally {
-		await trigger.close();
-	}
-});
+	},
+);
+
+it.each(HOSTILE_NAMES)(
+	'the trigger\'s artifact download stores "%s" under a name without path separators',
+	async (sent, safe) => {
+		hostileName = sent;
+		const trigger = await TriggerUnderTest.start({
+			parameters: { downloadArtifact: true, artifactFormat: 'srt' },
+			credentials,
+			runExecutions: true,
+		});
+		try {
+			const event: PublicTranscriptionWebhookEvent = {
+				event: 'transcription.completed',
+				event_id: `evt_file_names_${sent.length}`,
+				job_id: 'job_1',
+				status: 'completed',
+				created_at: new Date().toISOString(),
+				links: {
+					self: `${credentials.baseUrl}/api/v1/transcriptions/job_1`,
+					artifact: `${credentials.baseUrl}/api/v1/transcriptions/job_1/artifact`,
+				},
+			};
+			const signed = buildSignedDelivery({
+				secret: SIGNING_SECRET,
+				timestamp: Math.floor(Date.now() / 1000),
+				event,
+			});
+			const call = await trigger.post(signed.body, {
+				...signed.headers,
+				'Content-Type': 'application/json',
+			});
+			expect(call.status).toBe(200);
+			const [item] = call.executionOutput!;
+			expect(item.json.artifact_error).toBeUndefined();
+			expect(item.binary?.data.fileName).toBe(safe);
+		} finally {
+			await trigger.close();
+		}
+	},
+);

@@ -161,7 +161,9 @@ export interface TestCredentials {
 }
 
 /** The decrypted credential n8n would hand the nodes: the test's fields over the credential's defaults. */
-export function fixtureCredentials(credentials: TestCredentials): Record<string, ICredentialDataDecryptedObject> {
+export function fixtureCredentials(
+	credentials: TestCredentials,
+): Record<string, ICredentialDataDecryptedObject> {
 	return {
 		[CREDENTIAL_TYPE]: {
 			pathPrefix: '/api/v1',
@@ -174,7 +176,9 @@ export function fixtureCredentials(credentials: TestCredentials): Record<string,
 
 export interface RunOptions {
 	/** The node under test (or several, connected in order). */
-	nodes: Array<Omit<INode, 'id' | 'typeVersion' | 'position'> & Partial<Pick<INode, 'typeVersion'>>>;
+	nodes: Array<
+		Omit<INode, 'id' | 'typeVersion' | 'position'> & Partial<Pick<INode, 'typeVersion'>>
+	>;
 	/** Items fed to the first node. */
 	input?: INodeExecutionData[];
 	credentials?: TestCredentials;
@@ -199,7 +203,8 @@ export async function runWorkflow(options: RunOptions): Promise<RunResult> {
 	const executionId = options.executionId ?? `engine-${process.pid}-${++executionCounter}`;
 
 	const names = options.nodes.map((node) => node.name);
-	if (new Set(names).size !== names.length) throw new Error(`Node names must differ (connections go by name): ${names.join(', ')}`);
+	if (new Set(names).size !== names.length)
+		throw new Error(`Node names must differ (connections go by name): ${names.join(', ')}`);
 	const nodes: INode[] = options.nodes.map((node, index) => ({
 		typeVersion: 1,
 		...node,
@@ -211,7 +216,9 @@ export async function runWorkflow(options: RunOptions): Promise<RunResult> {
 	}));
 	const connections: IConnections = {};
 	for (let index = 0; index + 1 < nodes.length; index++) {
-		connections[nodes[index].name] = { main: [[{ node: nodes[index + 1].name, type: 'main', index: 0 }]] };
+		connections[nodes[index].name] = {
+			main: [[{ node: nodes[index + 1].name, type: 'main', index: 0 }]],
+		};
 	}
 	const run = await executeInEngine({
 		workflowId: 'engine-test-workflow',
@@ -219,7 +226,10 @@ export async function runWorkflow(options: RunOptions): Promise<RunResult> {
 		nodes,
 		connections,
 		nodeTypes: new PackageNodeTypes(loader),
-		credentialsHelper: new FixtureCredentialsHelper(loader, options.credentials ? fixtureCredentials(options.credentials) : {}),
+		credentialsHelper: new FixtureCredentialsHelper(
+			loader,
+			options.credentials ? fixtureCredentials(options.credentials) : {},
+		),
 		startNode: nodes[0],
 		input: options.input ?? [{ json: {} }],
 		cancelAfterMs: options.cancelAfterMs,
@@ -301,7 +311,11 @@ export async function executeInEngine(execution: EngineExecution): Promise<IRun>
 		logAiEvent: () => undefined,
 	} as unknown as IWorkflowExecuteAdditionalData;
 
-	const executeData: IExecuteData = { node: execution.startNode, data: { main: [execution.input] }, source: null };
+	const executeData: IExecuteData = {
+		node: execution.startNode,
+		data: { main: [execution.input] },
+		source: null,
+	};
 	const runExecutionData: IRunExecutionData = {
 		startData: {},
 		resultData: { runData: {} },
@@ -314,9 +328,15 @@ export async function executeInEngine(execution: EngineExecution): Promise<IRun>
 		},
 	} as IRunExecutionData;
 
-	const running = new WorkflowExecute(additionalData, 'manual', runExecutionData).processRunExecutionData(workflow);
+	const running = new WorkflowExecute(
+		additionalData,
+		'manual',
+		runExecutionData,
+	).processRunExecutionData(workflow);
 	const timer =
-		execution.cancelAfterMs === undefined ? undefined : setTimeout(() => running.cancel(), execution.cancelAfterMs);
+		execution.cancelAfterMs === undefined
+			? undefined
+			: setTimeout(() => running.cancel(), execution.cancelAfterMs);
 	timer?.unref();
 	await running.catch(() => undefined);
 	clearTimeout(timer);
@@ -336,7 +356,11 @@ export async function binaryItem(args: {
 	const service = Container.get(BinaryDataService);
 	const source = Buffer.isBuffer(args.data) ? args.data : createReadStream(args.data.filePath);
 	const binary = await service.store(
-		{ type: 'execution', workflowId: 'engine-test-workflow', executionId: args.executionId ?? 'fixtures' },
+		{
+			type: 'execution',
+			workflowId: 'engine-test-workflow',
+			executionId: args.executionId ?? 'fixtures',
+		},
 		source as Buffer | Readable,
 		{ data: '', mimeType: args.mimeType, fileName: args.fileName } as IBinaryData,
 	);
@@ -480,7 +504,10 @@ export function nodeError(result: RunResult): NodeErrorView {
 	const error = result.error as unknown as
 		| { message: string; description?: string; httpCode?: string | null; context?: IDataObject }
 		| undefined;
-	if (!error) throw new Error(`Expected the execution to fail, it succeeded: ${JSON.stringify(result.output(ACTION_NODE))}`);
+	if (!error)
+		throw new Error(
+			`Expected the execution to fail, it succeeded: ${JSON.stringify(result.output(ACTION_NODE))}`,
+		);
 	const context = error.context ?? {};
 	const apiError = context.apiError as IDataObject | undefined;
 	return {

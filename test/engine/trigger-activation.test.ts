@@ -19,7 +19,9 @@ afterAll(async () => {
 	await cleanupBinaryData();
 });
 
-function setup(options: { verifyOnActivation?: boolean; signingSecret?: string; baseUrl?: string } = {}): TriggerSetup {
+function setup(
+	options: { verifyOnActivation?: boolean; signingSecret?: string; baseUrl?: string } = {},
+): TriggerSetup {
 	const account = sandbox.keys.platinum_live;
 	return {
 		parameters: options.verifyOnActivation ? { options: { verifyOnActivation: true } } : {},
@@ -32,7 +34,9 @@ function setup(options: { verifyOnActivation?: boolean; signingSecret?: string; 
 }
 
 async function testDeliveriesTo(url: string) {
-	return (await admin.webhookDeliveries({ waitIdle: true })).filter((record) => record.kind === 'test' && record.url === url);
+	return (await admin.webhookDeliveries({ waitIdle: true })).filter(
+		(record) => record.kind === 'test' && record.url === url,
+	);
 }
 
 describe('activating the trigger', () => {
@@ -75,13 +79,15 @@ describe('activating the trigger', () => {
 		expect(await testDeliveriesTo(trigger.productionUrl)).toHaveLength(1);
 	});
 
-	it('with Verify on Activation, fails with the service\'s reason when its own check refuses the test event', async () => {
+	it("with Verify on Activation, fails with the service's reason when its own check refuses the test event", async () => {
 		trigger = await TriggerUnderTest.start(
 			setup({ verifyOnActivation: true, signingSecret: sandbox.keys.premium_live.signing_secret }),
 		);
 
 		const activation = trigger.activate();
-		await expect(activation).rejects.toThrow(`The service could not deliver a test event to ${trigger.productionUrl}`);
+		await expect(activation).rejects.toThrow(
+			`The service could not deliver a test event to ${trigger.productionUrl}`,
+		);
 		await expect(activation).rejects.toMatchObject({
 			description: expect.stringContaining('Signing Secret'),
 		});
@@ -90,10 +96,12 @@ describe('activating the trigger', () => {
 		expect(deliveries.map((record) => record.status_code)).toEqual([401]);
 	});
 
-	it('with Verify on Activation, fails with the service\'s error when the URL is not public HTTPS', async () => {
+	it("with Verify on Activation, fails with the service's error when the URL is not public HTTPS", async () => {
 		const strictSandbox = await startSandbox({ port: 0, quiet: true });
 		try {
-			trigger = await TriggerUnderTest.start(setup({ verifyOnActivation: true, baseUrl: strictSandbox.baseUrl }));
+			trigger = await TriggerUnderTest.start(
+				setup({ verifyOnActivation: true, baseUrl: strictSandbox.baseUrl }),
+			);
 
 			const activation = trigger.activate();
 			await expect(activation).rejects.toThrow('webhook_url must be an https:// URL');

@@ -15,7 +15,13 @@ let admin: SandboxAdmin;
 let trigger: TriggerUnderTest | undefined;
 
 beforeAll(async () => {
-	sandbox = await startSandbox({ port: 0, quiet: true, allowLocalWebhooks: true, jobSeconds: JOB_SECONDS, seed: 7 });
+	sandbox = await startSandbox({
+		port: 0,
+		quiet: true,
+		allowLocalWebhooks: true,
+		jobSeconds: JOB_SECONDS,
+		seed: 7,
+	});
 	admin = new SandboxAdmin(sandbox.baseUrl);
 });
 afterEach(async () => {
@@ -42,7 +48,10 @@ function platinum(overrides: Partial<TriggerSetup> = {}): TriggerSetup {
 	};
 }
 
-async function api<T>(path: string, init: { method: string; body?: unknown; raw?: Buffer }): Promise<{ status: number; body: T }> {
+async function api<T>(
+	path: string,
+	init: { method: string; body?: unknown; raw?: Buffer },
+): Promise<{ status: number; body: T }> {
 	const response = await fetch(resolveLink(sandbox.baseUrl, path), {
 		method: init.method,
 		headers: {
@@ -78,8 +87,8 @@ function startedExecutions(calls: WebhookCall[]): WebhookCall[] {
 	return calls.filter((call) => call.workflowData !== undefined);
 }
 
-describe('the trigger receiving the sandbox\'s signed deliveries', () => {
-	it('turns a live job\'s completion into exactly one verified transcription.completed item', async () => {
+describe("the trigger receiving the sandbox's signed deliveries", () => {
+	it("turns a live job's completion into exactly one verified transcription.completed item", async () => {
 		trigger = await TriggerUnderTest.start(platinum());
 		const jobId = await createLiveJob(trigger.productionUrl);
 		const delivered = trigger.nextCalls(1);
@@ -99,14 +108,22 @@ describe('the trigger receiving the sandbox\'s signed deliveries', () => {
 		});
 		expect(typeof item.json.received_at).toBe('string');
 		expect(item.binary).toBeUndefined();
-		const records = (await admin.webhookDeliveries()).filter((record) => record.body.includes(jobId));
+		const records = (await admin.webhookDeliveries()).filter((record) =>
+			record.body.includes(jobId),
+		);
 		expect(records.map((record) => record.status_code)).toEqual([200]);
 		expect(item.json.event_id).toBe(records[0].event_id);
 	});
 
 	it('attaches the artifact with its file name when Download Artifact is on', async () => {
 		trigger = await TriggerUnderTest.start(
-			platinum({ parameters: { downloadArtifact: true, artifactFormat: 'docx', binaryPropertyName: 'transcript' } }),
+			platinum({
+				parameters: {
+					downloadArtifact: true,
+					artifactFormat: 'docx',
+					binaryPropertyName: 'transcript',
+				},
+			}),
 		);
 		const jobId = await createLiveJob(trigger.productionUrl);
 		const delivered = trigger.nextCalls(1);
@@ -118,11 +135,15 @@ describe('the trigger receiving the sandbox\'s signed deliveries', () => {
 		expect(item.json.artifact_error).toBeUndefined();
 		const transcript = item.binary!.transcript;
 		expect(transcript.fileName).toBe('interview.docx');
-		expect(transcript.mimeType).toBe('application/vnd.openxmlformats-officedocument.wordprocessingml.document');
+		expect(transcript.mimeType).toBe(
+			'application/vnd.openxmlformats-officedocument.wordprocessingml.document',
+		);
 		const direct = await fetch(`${sandbox.baseUrl}/api/v1/transcriptions/${jobId}/artifact.docx`, {
 			headers: { Authorization: `Bearer ${sandbox.keys.platinum_live.key}` },
 		});
-		expect((await binaryBytes(transcript)).equals(Buffer.from(await direct.arrayBuffer()))).toBe(true);
+		expect((await binaryBytes(transcript)).equals(Buffer.from(await direct.arrayBuffer()))).toBe(
+			true,
+		);
 	});
 
 	it('still emits the event, with artifact_error, when the artifact download fails', async () => {
@@ -181,7 +202,9 @@ describe('the trigger receiving the sandbox\'s signed deliveries', () => {
 		expect(second.status).toBe(200);
 		expect(second.response).toEqual({ received: true, ignored: 'duplicate event_id' });
 		expect(startedExecutions(trigger.calls)).toHaveLength(1);
-		const records = (await admin.webhookDeliveries({ waitIdle: true })).filter((record) => record.body.includes(jobId));
+		const records = (await admin.webhookDeliveries({ waitIdle: true })).filter((record) =>
+			record.body.includes(jobId),
+		);
 		expect(records).toHaveLength(2);
 		expect(new Set(records.map((record) => record.event_id)).size).toBe(1);
 	});
@@ -189,7 +212,10 @@ describe('the trigger receiving the sandbox\'s signed deliveries', () => {
 	it('starts one execution per event when the sandbox delivers them out of order (reorder fault)', async () => {
 		trigger = await TriggerUnderTest.start(platinum());
 		await admin.setFaults({ seed: 5, webhooks: { reorderProbability: 1 } });
-		const jobIds = [await createLiveJob(trigger.productionUrl), await createLiveJob(trigger.productionUrl)];
+		const jobIds = [
+			await createLiveJob(trigger.productionUrl),
+			await createLiveJob(trigger.productionUrl),
+		];
 		const delivered = trigger.nextCalls(2);
 		await completeJobs();
 		await admin.advanceClock(REORDER_HOLD_SECONDS + 1);
@@ -209,29 +235,50 @@ describe('the trigger receiving the sandbox\'s signed deliveries', () => {
 		});
 		const [call] = await delivered;
 
-		expect(test).toMatchObject({ status: 200, body: { ok: true, delivered: true, status_code: 200, error: null } });
+		expect(test).toMatchObject({
+			status: 200,
+			body: { ok: true, delivered: true, status_code: 200, error: null },
+		});
 		expect(startedExecutions(trigger.calls)).toHaveLength(1);
 		const [item] = call.executionOutput!;
-		expect(item.json).toMatchObject({ event: 'transcription.failed', status: 'completed', test_mode: true });
+		expect(item.json).toMatchObject({
+			event: 'transcription.failed',
+			status: 'completed',
+			test_mode: true,
+		});
 	});
 
 	it('acknowledges POST /webhooks/test without starting anything when Webhook Test is not selected', async () => {
 		trigger = await TriggerUnderTest.start(platinum());
 		const delivered = trigger.nextCalls(1);
-		const test = await api('/api/v1/webhooks/test', { method: 'POST', body: { webhook_url: trigger.productionUrl } });
+		const test = await api('/api/v1/webhooks/test', {
+			method: 'POST',
+			body: { webhook_url: trigger.productionUrl },
+		});
 		const [call] = await delivered;
 
-		expect(test).toMatchObject({ status: 200, body: { ok: true, delivered: true, status_code: 200 } });
+		expect(test).toMatchObject({
+			status: 200,
+			body: { ok: true, delivered: true, status_code: 200 },
+		});
 		expect(call.response).toEqual({ received: true, ignored: 'event not selected' });
 		expect(startedExecutions(trigger.calls)).toHaveLength(0);
 	});
 
-	it('refuses the sandbox\'s deliveries with 401 when the credential holds another account\'s secret', async () => {
+	it("refuses the sandbox's deliveries with 401 when the credential holds another account's secret", async () => {
 		trigger = await TriggerUnderTest.start(
-			platinum({ credentials: { ...platinum().credentials, signingSecret: sandbox.keys.premium_live.signing_secret } }),
+			platinum({
+				credentials: {
+					...platinum().credentials,
+					signingSecret: sandbox.keys.premium_live.signing_secret,
+				},
+			}),
 		);
 		const delivered = trigger.nextCalls(1);
-		const test = await api('/api/v1/webhooks/test', { method: 'POST', body: { webhook_url: trigger.productionUrl } });
+		const test = await api('/api/v1/webhooks/test', {
+			method: 'POST',
+			body: { webhook_url: trigger.productionUrl },
+		});
 		const [call] = await delivered;
 
 		expect(call.response).toEqual({ error: 'signature_mismatch' });

@@ -33,7 +33,11 @@ const UNREACHABLE_API = 'http://127.0.0.1:9';
 function setupFor(vector: TriggerVector): TriggerSetup {
 	return {
 		parameters: vector.parameters as INodeParameters,
-		credentials: { apiKey: 'svc_sk_live_engineTrigger000000000001', baseUrl: UNREACHABLE_API, ...vector.credential },
+		credentials: {
+			apiKey: 'svc_sk_live_engineTrigger000000000001',
+			baseUrl: UNREACHABLE_API,
+			...vector.credential,
+		},
 	};
 }
 
@@ -85,8 +89,12 @@ describe('webhook() over HTTP with the Python-signed deliveries', () => {
 });
 
 describe('webhook() and the workflow static data n8n keeps between requests', () => {
-	const duplicates = vectors.find(({ name }) => name === 'the same event_id delivered three times')!;
-	const rotation = vectors.find(({ name }) => name === 'signed with the previous secret during rotation')!;
+	const duplicates = vectors.find(
+		({ name }) => name === 'the same event_id delivered three times',
+	)!;
+	const rotation = vectors.find(
+		({ name }) => name === 'signed with the previous secret during rotation',
+	)!;
 	let trigger: TriggerUnderTest;
 
 	afterEach(async () => await trigger.close());
@@ -94,10 +102,13 @@ describe('webhook() and the workflow static data n8n keeps between requests', ()
 	it('stores one event_id for three deliveries of it, and starts one execution', async () => {
 		trigger = await TriggerUnderTest.start(setupFor(duplicates));
 		freezeClock(duplicates.now);
-		for (const delivery of duplicates.deliveries) await trigger.post(vectorBody(delivery), delivery.headers);
+		for (const delivery of duplicates.deliveries)
+			await trigger.post(vectorBody(delivery), delivery.headers);
 
 		expect(startedExecutions(trigger.calls)).toHaveLength(1);
-		expect(trigger.nodeStaticData.seenEvents).toEqual([['evt_01J9Z6Q4M7W2XK3B8N5R1T0Y4C', duplicates.now * 1000]]);
+		expect(trigger.nodeStaticData.seenEvents).toEqual([
+			['evt_01J9Z6Q4M7W2XK3B8N5R1T0Y4C', duplicates.now * 1000],
+		]);
 	});
 
 	it('keeps deduplicating across an n8n restart of the trigger (static data reloaded from storage)', async () => {
@@ -117,10 +128,13 @@ describe('webhook() and the workflow static data n8n keeps between requests', ()
 	});
 
 	it('does not touch static data when Deduplicate Events is off', async () => {
-		const vector = vectors.find(({ name }) => name === 'the same event_id three times with Deduplicate Events off')!;
+		const vector = vectors.find(
+			({ name }) => name === 'the same event_id three times with Deduplicate Events off',
+		)!;
 		trigger = await TriggerUnderTest.start(setupFor(vector));
 		freezeClock(vector.now);
-		for (const delivery of vector.deliveries) await trigger.post(vectorBody(delivery), delivery.headers);
+		for (const delivery of vector.deliveries)
+			await trigger.post(vectorBody(delivery), delivery.headers);
 		expect(startedExecutions(trigger.calls)).toHaveLength(3);
 		expect(trigger.storedStaticData).toEqual({});
 	});
@@ -155,7 +169,11 @@ describe('webhook() with bodies n8n itself handles', () => {
 	it('never reaches the node when the body claims JSON but is not: n8n answers 422 and starts nothing', async () => {
 		const secret = 'whsec_engine_json';
 		trigger = await TriggerUnderTest.start({
-			credentials: { apiKey: 'svc_sk_live_engineTrigger000000000001', baseUrl: UNREACHABLE_API, signingSecret: secret },
+			credentials: {
+				apiKey: 'svc_sk_live_engineTrigger000000000001',
+				baseUrl: UNREACHABLE_API,
+				signingSecret: secret,
+			},
 		});
 		const timestamp = Math.floor(Date.now() / 1000);
 		const body = '{"event": "transcription.completed",';
@@ -173,7 +191,11 @@ describe('webhook() with bodies n8n itself handles', () => {
 	it('refuses a declared Content-Length over 1 MiB with 413 without starting anything', async () => {
 		const secret = 'whsec_engine_big';
 		trigger = await TriggerUnderTest.start({
-			credentials: { apiKey: 'svc_sk_live_engineTrigger000000000001', baseUrl: UNREACHABLE_API, signingSecret: secret },
+			credentials: {
+				apiKey: 'svc_sk_live_engineTrigger000000000001',
+				baseUrl: UNREACHABLE_API,
+				signingSecret: secret,
+			},
 		});
 		const timestamp = Math.floor(Date.now() / 1000);
 		const body = canonicalJson({ padding: 'y'.repeat(2 * 1024 * 1024) });

@@ -8,7 +8,12 @@ import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import express, { type Request, type Response } from 'express';
-import { HookContext, parseIncomingMessage, WebhookContext, type LazyPackageDirectoryLoader } from 'n8n-core';
+import {
+	HookContext,
+	parseIncomingMessage,
+	WebhookContext,
+	type LazyPackageDirectoryLoader,
+} from 'n8n-core';
 import type {
 	IDataObject,
 	INode,
@@ -98,7 +103,11 @@ export class TriggerUnderTest {
 	readonly calls: WebhookCall[] = [];
 	/** Each trigger under test is its own workflow, as the trigger's in-process dedupe window is keyed by workflow. */
 	private readonly workflowId = `trigger-engine-workflow-${++workflowCounter}`;
-	private readonly waiters: Array<{ from: number; until: number; resolve: (calls: WebhookCall[]) => void }> = [];
+	private readonly waiters: Array<{
+		from: number;
+		until: number;
+		resolve: (calls: WebhookCall[]) => void;
+	}> = [];
 
 	private constructor(
 		private readonly loader: LazyPackageDirectoryLoader,
@@ -116,8 +125,14 @@ export class TriggerUnderTest {
 		const origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
 		const trigger = new TriggerUnderTest(loader, setup, server, origin);
 		app.use(rawBodyReader);
-		app.post(`/webhook/${WEBHOOK_ID}/webhook`, (req, res) => void trigger.handle(req, res, 'webhook'));
-		app.post(`/webhook-test/${WEBHOOK_ID}/webhook`, (req, res) => void trigger.handle(req, res, 'manual'));
+		app.post(
+			`/webhook/${WEBHOOK_ID}/webhook`,
+			(req, res) => void trigger.handle(req, res, 'webhook'),
+		);
+		app.post(
+			`/webhook-test/${WEBHOOK_ID}/webhook`,
+			(req, res) => void trigger.handle(req, res, 'manual'),
+		);
 		return trigger;
 	}
 
@@ -136,7 +151,11 @@ export class TriggerUnderTest {
 	}
 
 	/** POSTs as a client would; status and response are what the client received. */
-	async post(body: Buffer | string, headers: Record<string, string>, url = this.productionUrl): Promise<WebhookCall> {
+	async post(
+		body: Buffer | string,
+		headers: Record<string, string>,
+		url = this.productionUrl,
+	): Promise<WebhookCall> {
 		const settled = this.nextCalls(1);
 		const answer = await fetch(url, { method: 'POST', headers, body });
 		const text = await answer.text();
@@ -165,7 +184,9 @@ export class TriggerUnderTest {
 
 	async deactivate(): Promise<void> {
 		const workflow = this.workflow();
-		await this.nodeType().webhookMethods?.default?.delete.call(this.hookContext(workflow, 'internal'));
+		await this.nodeType().webhookMethods?.default?.delete.call(
+			this.hookContext(workflow, 'internal'),
+		);
 		this.saveStaticData(workflow);
 	}
 
@@ -183,7 +204,9 @@ export class TriggerUnderTest {
 		});
 		if (call.workflowData && this.setup.runExecutions) {
 			const run = await runWorkflow({
-				nodes: [{ name: TRIGGER_NODE_NAME, type: TRIGGER_TYPE, parameters: this.setup.parameters ?? {} }],
+				nodes: [
+					{ name: TRIGGER_NODE_NAME, type: TRIGGER_TYPE, parameters: this.setup.parameters ?? {} },
+				],
 				input: call.workflowData[0],
 				credentials: this.setup.credentials,
 			});
@@ -197,13 +220,23 @@ export class TriggerUnderTest {
 	}
 
 	/** What n8n's webhook helpers do for one request to this node (n8n 2.x, responseMode onReceived). */
-	private async execute(req: Request, res: Response, mode: WorkflowExecuteMode): Promise<WebhookCall> {
+	private async execute(
+		req: Request,
+		res: Response,
+		mode: WorkflowExecuteMode,
+	): Promise<WebhookCall> {
 		if (!this.setup.skipBodyParsing) {
 			try {
 				await parseBody(req);
 			} catch (error) {
 				// n8n answers 422 for a body it cannot parse, before any node runs.
-				res.status(422).json({ code: 422, message: 'Failed to parse request body', hint: (error as Error).message });
+				res
+					.status(422)
+					.json({
+						code: 422,
+						message: 'Failed to parse request body',
+						hint: (error as Error).message,
+					});
 				return { status: 422, response: undefined };
 			}
 		}
@@ -229,7 +262,8 @@ export class TriggerUnderTest {
 		}
 		if (!res.headersSent) {
 			if (error) res.status(500).json({ code: 0, message: 'Error in workflow' });
-			else if (result?.workflowData === undefined) res.status(200).json(result?.webhookResponse ?? { message: 'Webhook call received' });
+			else if (result?.workflowData === undefined)
+				res.status(200).json(result?.webhookResponse ?? { message: 'Webhook call received' });
 			else res.status(200).json({ message: 'Workflow was started' });
 		}
 		// n8n saves static data when the response callback runs, whether or not an execution starts.
@@ -243,7 +277,10 @@ export class TriggerUnderTest {
 	}
 
 	private nodeType(): INodeType {
-		return NodeHelpers.getVersionedNodeType(this.loader.getNode('transcriptionServiceTrigger').type, 1);
+		return NodeHelpers.getVersionedNodeType(
+			this.loader.getNode('transcriptionServiceTrigger').type,
+			1,
+		);
 	}
 
 	/** A new Workflow per request over the stored static data, as n8n loads it from the database. */
@@ -286,10 +323,20 @@ export class TriggerUnderTest {
 		const additionalData = this.additionalData();
 		const webhookData = this.webhookData(additionalData, mode === 'manual');
 		const activation = mode === 'manual' ? 'manual' : 'activate';
-		return new HookContext(workflow, this.node(workflow), additionalData, mode, activation, webhookData);
+		return new HookContext(
+			workflow,
+			this.node(workflow),
+			additionalData,
+			mode,
+			activation,
+			webhookData,
+		);
 	}
 
-	private webhookData(additionalData: IWorkflowExecuteAdditionalData, isTest: boolean): IWebhookData {
+	private webhookData(
+		additionalData: IWorkflowExecuteAdditionalData,
+		isTest: boolean,
+	): IWebhookData {
 		const description = this.nodeType().description.webhooks![0];
 		return {
 			httpMethod: 'POST',
@@ -305,7 +352,10 @@ export class TriggerUnderTest {
 
 	private additionalData(): IWorkflowExecuteAdditionalData {
 		return {
-			credentialsHelper: new FixtureCredentialsHelper(this.loader, fixtureCredentials(this.setup.credentials)),
+			credentialsHelper: new FixtureCredentialsHelper(
+				this.loader,
+				fixtureCredentials(this.setup.credentials),
+			),
 			restApiUrl: `${this.origin}/rest`,
 			instanceBaseUrl: `${this.origin}/`,
 			formWaitingBaseUrl: `${this.origin}/form-waiting`,
@@ -329,7 +379,8 @@ function rawBodyReader(req: Request, res: Response, next: () => void): void {
 		let size = 0;
 		for await (const chunk of req) {
 			size += (chunk as Buffer).length;
-			if (size > N8N_PAYLOAD_SIZE_MAX) throw Object.assign(new Error('request entity too large'), { status: 413 });
+			if (size > N8N_PAYLOAD_SIZE_MAX)
+				throw Object.assign(new Error('request entity too large'), { status: 413 });
 			chunks.push(chunk as Buffer);
 		}
 		req.rawBody = Buffer.concat(chunks);
@@ -348,6 +399,7 @@ function rawBodyReader(req: Request, res: Response, next: () => void): void {
 async function parseBody(req: Request): Promise<void> {
 	await req.readRawBody();
 	if (!req.rawBody?.length) return;
-	if (req.contentType === 'application/json') req.body = JSON.parse(req.rawBody.toString(req.encoding));
+	if (req.contentType === 'application/json')
+		req.body = JSON.parse(req.rawBody.toString(req.encoding));
 	else if (req.contentType === 'text/plain') req.body = req.rawBody.toString(req.encoding);
 }

@@ -75,7 +75,8 @@ beforeAll(async () => {
 		const batches = (['live', 'test'] as const).map(async (key) => {
 			const items = await wavItems(key === 'live' ? perKey : TOTAL_ITEMS - perKey, `r1-${key}`);
 			inputCount += items.length;
-			const apiKey = key === 'live' ? sandbox.keys.platinum_live.key : sandbox.keys.platinum_test.key;
+			const apiKey =
+				key === 'live' ? sandbox.keys.platinum_live.key : sandbox.keys.platinum_test.key;
 			const run = await runTranscribeAndDownload({
 				items,
 				credentials: { apiKey, baseUrl: proxy.baseUrl },
@@ -109,11 +110,20 @@ afterAll(async () => {
 const failedOutcomes = () => outcomes.filter((outcome) => outcome.item.json.error !== undefined);
 
 test(`R1: faults were injected into about 10 % of ${TOTAL_ITEMS} items' requests`, () => {
-	const faulted = proxy.exchanges.filter((exchange) => exchange.status === 'no_response' || exchange.status === 429 || Number(exchange.status) >= 500);
+	const faulted = proxy.exchanges.filter(
+		(exchange) =>
+			exchange.status === 'no_response' ||
+			exchange.status === 429 ||
+			Number(exchange.status) >= 500,
+	);
 	const share = faulted.length / proxy.exchanges.length;
 	const byAnswer = new Map<string, number>();
-	for (const exchange of faulted) byAnswer.set(String(exchange.status), (byAnswer.get(String(exchange.status)) ?? 0) + 1);
-	const replays = [...records.uploads, ...records.jobs].reduce((sum, record) => sum + record.idempotent_replays, 0);
+	for (const exchange of faulted)
+		byAnswer.set(String(exchange.status), (byAnswer.get(String(exchange.status)) ?? 0) + 1);
+	const replays = [...records.uploads, ...records.jobs].reduce(
+		(sum, record) => sum + record.idempotent_replays,
+		0,
+	);
 	process.stderr.write(
 		`R1: ${proxy.exchanges.length} requests, ${faulted.length} faulted (${(share * 100).toFixed(1)} %: ` +
 			`${[...byAnswer].map(([status, count]) => `${status}×${count}`).join(', ')}), ${replays} idempotent replays, ` +
@@ -124,7 +134,8 @@ test(`R1: faults were injected into about 10 % of ${TOTAL_ITEMS} items' requests
 
 test('R1: 0 duplicate upload slots or jobs (sandbox records)', () => {
 	const slotsPerFile = new Map<string, number>();
-	for (const upload of records.uploads) slotsPerFile.set(upload.filename, (slotsPerFile.get(upload.filename) ?? 0) + 1);
+	for (const upload of records.uploads)
+		slotsPerFile.set(upload.filename, (slotsPerFile.get(upload.filename) ?? 0) + 1);
 	const uploadFile = new Map(records.uploads.map((upload) => [upload.upload_id, upload.filename]));
 	const jobsPerFile = new Map<string, number>();
 	for (const job of records.jobs) {
@@ -139,23 +150,33 @@ test('R1: 0 duplicate upload slots or jobs (sandbox records)', () => {
 test('R1: 0 lost items — every input has exactly one output, a completed job with its transcript or a reported error', () => {
 	expect(outcomes).toHaveLength(inputCount);
 	const perFile = new Map<string, number>();
-	for (const outcome of outcomes) perFile.set(outcome.fileName, (perFile.get(outcome.fileName) ?? 0) + 1);
+	for (const outcome of outcomes)
+		perFile.set(outcome.fileName, (perFile.get(outcome.fileName) ?? 0) + 1);
 	expect([...perFile.values()].filter((count) => count !== 1)).toEqual([]);
 	expect(perFile.size).toBe(inputCount);
 
 	const jobsById = new Map(records.jobs.map((job) => [job.job_id, job]));
 	const unaccounted = outcomes.filter(({ item }) => {
-		if (item.json.error !== undefined) return typeof (item.json.error as { message?: unknown }).message !== 'string';
+		if (item.json.error !== undefined)
+			return typeof (item.json.error as { message?: unknown }).message !== 'string';
 		const job = jobsById.get(String(item.json.job_id));
-		return !(job?.status === 'completed' && item.json.status === 'completed' && item.binary?.txt !== undefined);
+		return !(
+			job?.status === 'completed' &&
+			item.json.status === 'completed' &&
+			item.binary?.txt !== undefined
+		);
 	});
 	expect(unaccounted.map((outcome) => outcome.fileName)).toEqual([]);
 
 	// A job the outputs never mention would be work the user cannot find.
 	const mentioned = new Set(
-		outcomes.map(({ item }) => String(item.json.job_id ?? (item.json.error as { job_id?: string } | undefined)?.job_id)),
+		outcomes.map(({ item }) =>
+			String(item.json.job_id ?? (item.json.error as { job_id?: string } | undefined)?.job_id),
+		),
 	);
-	expect(records.jobs.filter((job) => !mentioned.has(job.job_id)).map((job) => job.job_id)).toEqual([]);
+	expect(records.jobs.filter((job) => !mentioned.has(job.job_id)).map((job) => job.job_id)).toEqual(
+		[],
+	);
 });
 
 test('R1: 0 failures a spec section 7 retry policy would have avoided', () => {
@@ -165,7 +186,10 @@ test('R1: 0 failures a spec section 7 retry policy would have avoided', () => {
 		...judgeFailure(itemTrail(outcome.fileName, proxy.exchanges, records)),
 	}));
 	const unavoidable = verdicts.filter((verdict) => !verdict.avoidable);
-	if (unavoidable.length > 0) process.stderr.write(`R1: ${unavoidable.length} unavoidable failure(s): ${JSON.stringify(unavoidable)}\n`);
+	if (unavoidable.length > 0)
+		process.stderr.write(
+			`R1: ${unavoidable.length} unavoidable failure(s): ${JSON.stringify(unavoidable)}\n`,
+		);
 	expect(verdicts.filter((verdict) => verdict.avoidable)).toEqual([]);
 });
 

@@ -9,7 +9,12 @@ import { readFile } from 'node:fs/promises';
 import { request, Agent } from 'undici';
 
 import { startEventCollector, type EventCollector } from '../../bench/lib/event-collector';
-import { realN8nUnavailable, startRealN8n, triggerWorkflow, type RealN8n } from '../../bench/lib/real-n8n';
+import {
+	realN8nUnavailable,
+	startRealN8n,
+	triggerWorkflow,
+	type RealN8n,
+} from '../../bench/lib/real-n8n';
 import { buildAttackMatrix, hmacSignature, type AttackKind, type Delivery } from './lib/attacks';
 import { Evidence, scanForSecrets } from './lib/evidence';
 import { reliabilityScale } from './lib/scale';
@@ -44,7 +49,12 @@ describeWithN8n('R2 webhook attack matrix in a real n8n', () => {
 	async function send(delivery: Delivery): Promise<Answer> {
 		const { body, headers } = delivery.build(Math.floor(Date.now() / 1000));
 		try {
-			const response = await request(triggerUrl, { method: 'POST', body, headers, dispatcher: agent });
+			const response = await request(triggerUrl, {
+				method: 'POST',
+				body,
+				headers,
+				dispatcher: agent,
+			});
 			return { delivery, status: response.statusCode, body: await response.body.text() };
 		} catch (error) {
 			return { delivery, status: 'network_error', body: (error as Error).message };
@@ -59,7 +69,8 @@ describeWithN8n('R2 webhook attack matrix in a real n8n', () => {
 	async function redeliveryPoint(previous: Answer, delivery: Delivery): Promise<void> {
 		if (previous.delivery.eventId !== delivery.eventId || previous.status !== 200) return;
 		const deadline = Date.now() + REDELIVERY_WAIT_MS;
-		while (!collector.counts.has(delivery.eventId) && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 50));
+		while (!collector.counts.has(delivery.eventId) && Date.now() < deadline)
+			await new Promise((resolve) => setTimeout(resolve, 50));
 	}
 
 	/** Waits until the collector's count has not moved for a few seconds (n8n runs executions after answering). */
@@ -130,21 +141,39 @@ describeWithN8n('R2 webhook attack matrix in a real n8n', () => {
 			statuses.set(String(status), (statuses.get(String(status)) ?? 0) + 1);
 			byKind.set(delivery.kind, statuses);
 		}
-		const bodies = (kind: string) => [...new Set(answers.filter((answer) => answer.delivery.kind === kind).map((answer) => answer.body.slice(0, 80)))].slice(0, 3);
+		const bodies = (kind: string) =>
+			[
+				...new Set(
+					answers
+						.filter((answer) => answer.delivery.kind === kind)
+						.map((answer) => answer.body.slice(0, 80)),
+				),
+			].slice(0, 3);
 		const table = [...byKind].map(
-			([kind, statuses]) => `${kind.padEnd(22)} ${[...statuses].map(([status, count]) => `${status}×${count}`).join(' ')}  ${bodies(kind).join(' | ')}`,
+			([kind, statuses]) =>
+				`${kind.padEnd(22)} ${[...statuses].map(([status, count]) => `${status}×${count}`).join(' ')}  ${bodies(kind).join(' | ')}`,
 		);
-		process.stderr.write(`R2 answers by kind (${answers.length}):\n${table.join('\n')}\nexecutions reported: ${collector.total()}\n`);
+		process.stderr.write(
+			`R2 answers by kind (${answers.length}):\n${table.join('\n')}\nexecutions reported: ${collector.total()}\n`,
+		);
 		expect(answers).toHaveLength(TOTAL);
-		expect(answers.filter((answer) => answer.status === 'network_error').map((answer) => answer.delivery.kind)).toEqual([]);
+		expect(
+			answers
+				.filter((answer) => answer.status === 'network_error')
+				.map((answer) => answer.delivery.kind),
+		).toEqual([]);
 	});
 
 	test('R2: 0 forgeries accepted — every bad delivery refused with 4xx and started no execution', () => {
 		const bad = answers.filter((answer) => !answer.delivery.mustExecute);
-		const acceptedAnswers = bad.filter((answer) => answer.status === 'network_error' || answer.status < 400 || answer.status >= 500);
+		const acceptedAnswers = bad.filter(
+			(answer) => answer.status === 'network_error' || answer.status < 400 || answer.status >= 500,
+		);
 		const executed = bad.filter((answer) => collector.counts.has(answer.delivery.eventId));
 		expect(bad.length).toBeGreaterThan(TOTAL / 3);
-		expect(acceptedAnswers.map((answer) => `${answer.delivery.kind} → ${answer.status}`)).toEqual([]);
+		expect(acceptedAnswers.map((answer) => `${answer.delivery.kind} → ${answer.status}`)).toEqual(
+			[],
+		);
 		expect(executed.map((answer) => answer.delivery.kind)).toEqual([]);
 	});
 
@@ -171,9 +200,13 @@ describeWithN8n('R2 webhook attack matrix in a real n8n', () => {
 	});
 
 	test('R2: 0 valid events lost — each answered 200 and executed', () => {
-		const mustExecute = new Set(deliveries.filter((delivery) => delivery.mustExecute).map((delivery) => delivery.eventId));
+		const mustExecute = new Set(
+			deliveries.filter((delivery) => delivery.mustExecute).map((delivery) => delivery.eventId),
+		);
 		const lost = [...mustExecute].filter((eventId) => !collector.counts.has(eventId));
-		const validRefused = answers.filter((answer) => answer.delivery.mustExecute && answer.status !== 200);
+		const validRefused = answers.filter(
+			(answer) => answer.delivery.mustExecute && answer.status !== 200,
+		);
 		expect(validRefused.map((answer) => `${answer.delivery.kind} → ${answer.status}`)).toEqual([]);
 		expect(lost).toEqual([]);
 	});
@@ -181,18 +214,33 @@ describeWithN8n('R2 webhook attack matrix in a real n8n', () => {
 	test('R2: 0 duplicate executions — a redelivered event_id runs once', () => {
 		const duplicates = [...collector.counts].filter(([, count]) => count > 1);
 		const extra = duplicates.reduce((sum, [, count]) => sum + count - 1, 0);
-		expect({ eventsRunMoreThanOnce: duplicates.length, extraExecutions: extra }).toEqual({ eventsRunMoreThanOnce: 0, extraExecutions: 0 });
+		expect({ eventsRunMoreThanOnce: duplicates.length, extraExecutions: extra }).toEqual({
+			eventsRunMoreThanOnce: 0,
+			extraExecutions: 0,
+		});
 	});
 
 	test('R2: n8n is still healthy afterwards and still runs a valid event', async () => {
 		const health = await fetch(`${n8n.environment.n8n.baseUrl}/healthz`);
 		expect(health.status).toBe(200);
-		const [probe] = buildAttackMatrix({ total: 1, secret, seed: 1, linkBaseUrl: n8n.environment.sandbox.baseUrl, bodyLimitBytes: BODY_LIMIT_BYTES, toleranceSeconds: TOLERANCE_SECONDS });
+		const [probe] = buildAttackMatrix({
+			total: 1,
+			secret,
+			seed: 1,
+			linkBaseUrl: n8n.environment.sandbox.baseUrl,
+			bodyLimitBytes: BODY_LIMIT_BYTES,
+			toleranceSeconds: TOLERANCE_SECONDS,
+		});
 		const probeId = `${probe.eventId}_after_storm`;
-		const answer = await send({ ...probe, eventId: probeId, build: (now) => rebrand(probe.build(now), probe.eventId, probeId, secret) });
+		const answer = await send({
+			...probe,
+			eventId: probeId,
+			build: (now) => rebrand(probe.build(now), probe.eventId, probeId, secret),
+		});
 		expect(answer.status).toBe(200);
 		const deadline = Date.now() + 30_000;
-		while (!collector.counts.has(probeId) && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 200));
+		while (!collector.counts.has(probeId) && Date.now() < deadline)
+			await new Promise((resolve) => setTimeout(resolve, 200));
 		expect(collector.counts.get(probeId)).toBe(1);
 	});
 
@@ -209,11 +257,20 @@ describeWithN8n('R2 webhook attack matrix in a real n8n', () => {
 });
 
 /** The same valid delivery under a new event_id, re-signed. */
-function rebrand(built: { body: Buffer; headers: Record<string, string> }, fromId: string, toId: string, secret: string) {
+function rebrand(
+	built: { body: Buffer; headers: Record<string, string> },
+	fromId: string,
+	toId: string,
+	secret: string,
+) {
 	const body = Buffer.from(built.body.toString('utf8').replace(fromId, toId), 'utf8');
 	const timestamp = built.headers['x-service-timestamp'];
 	return {
 		body,
-		headers: { ...built.headers, 'x-service-event-id': toId, 'x-service-signature': hmacSignature(secret, timestamp, body) },
+		headers: {
+			...built.headers,
+			'x-service-event-id': toId,
+			'x-service-signature': hmacSignature(secret, timestamp, body),
+		},
 	};
 }

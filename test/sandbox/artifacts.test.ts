@@ -5,7 +5,15 @@
 import contentDisposition from 'content-disposition';
 import JSZip from 'jszip';
 import pdfParse from 'pdf-parse';
-import { api, createJob, expectError, expectRateLimitHeaders, GENEROUS_LIMITS, uploadMedia, useSandbox } from './helpers';
+import {
+	api,
+	createJob,
+	expectError,
+	expectRateLimitHeaders,
+	GENEROUS_LIMITS,
+	uploadMedia,
+	useSandbox,
+} from './helpers';
 
 const JOB_SECONDS = 60;
 const handle = useSandbox({ jobSeconds: JOB_SECONDS, rateLimits: GENEROUS_LIMITS });
@@ -15,9 +23,13 @@ const testKey = () => handle.sandbox.keys.platinum_test.key;
 const DOCX = 'application/vnd.openxmlformats-officedocument.wordprocessingml.document';
 
 /** A completed job (test key: completed at once) for the given upload name and create fields. */
-async function completedJob(filename: string, fields: Record<string, unknown> = {}): Promise<string> {
+async function completedJob(
+	filename: string,
+	fields: Record<string, unknown> = {},
+): Promise<string> {
 	const uploadId = await uploadMedia(handle.baseUrl, testKey(), { filename });
-	return (await createJob(handle.baseUrl, testKey(), { upload_id: uploadId, ...fields })).links.self;
+	return (await createJob(handle.baseUrl, testKey(), { upload_id: uploadId, ...fields })).links
+		.self;
 }
 
 function download(path: string, headers: Record<string, string> = {}, key = testKey()) {
@@ -44,7 +56,9 @@ describe('getTranscriptionArtifact: formats and headers (4.7, 2.4)', () => {
 	test('format=txt', async () => {
 		const response = await download(`${jobPath}/artifact?format=txt`);
 		expect(response.headers['content-type']).toBe('text/plain; charset=utf-8');
-		expect(contentDisposition.parse(response.headers['content-disposition']).parameters.filename).toBe('weekly meeting.txt');
+		expect(
+			contentDisposition.parse(response.headers['content-disposition']).parameters.filename,
+		).toBe('weekly meeting.txt');
 		expect(response.text.length).toBeGreaterThan(0);
 	});
 
@@ -56,7 +70,9 @@ describe('getTranscriptionArtifact: formats and headers (4.7, 2.4)', () => {
 	test('format=pdf is a PDF a text extractor can read', async () => {
 		const response = await download(`${jobPath}/artifact?format=pdf`);
 		expect(response.headers['content-type']).toBe('application/pdf');
-		expect(contentDisposition.parse(response.headers['content-disposition']).parameters.filename).toBe('weekly meeting.pdf');
+		expect(
+			contentDisposition.parse(response.headers['content-disposition']).parameters.filename,
+		).toBe('weekly meeting.pdf');
 		const parsed = await pdfParse(response.bytes);
 		expect(parsed.numpages).toBeGreaterThanOrEqual(1);
 		expect(parsed.text.trim().length).toBeGreaterThan(0);
@@ -86,11 +102,26 @@ describe('format selection order (4.7, 4.8)', () => {
 	test.each([
 		['output_format alone', '/artifact', {}, 'text/plain; charset=utf-8'],
 		['Accept over output_format', '/artifact', { accept: 'application/pdf' }, 'application/pdf'],
-		['format over Accept', '/artifact?format=srt', { accept: 'application/pdf' }, 'application/x-subrip; charset=utf-8'],
-		['path extension over format and Accept', '/artifact.docx?format=srt', { accept: 'application/pdf' }, DOCX],
+		[
+			'format over Accept',
+			'/artifact?format=srt',
+			{ accept: 'application/pdf' },
+			'application/x-subrip; charset=utf-8',
+		],
+		[
+			'path extension over format and Accept',
+			'/artifact.docx?format=srt',
+			{ accept: 'application/pdf' },
+			DOCX,
+		],
 		['path extension srt', '/artifact.srt', {}, 'application/x-subrip; charset=utf-8'],
 		['path extension txt', '/artifact.txt', {}, 'text/plain; charset=utf-8'],
-		['Accept */* leaves output_format', '/artifact', { accept: '*/*' }, 'text/plain; charset=utf-8'],
+		[
+			'Accept */* leaves output_format',
+			'/artifact',
+			{ accept: '*/*' },
+			'text/plain; charset=utf-8',
+		],
 	])('%s', async (_name, suffix, headers, contentType) => {
 		const response = await download(`${jobPath}${suffix}`, headers);
 		expect(response.status).toBe(200);
@@ -111,20 +142,32 @@ describe('Content-Disposition with a UTF-8 name (4.7)', () => {
 describe('artifact errors (4.7, 7)', () => {
 	test('format=xml is 400 unsupported_artifact_format', async () => {
 		const jobPath = await completedJob('bad.wav');
-		const error = expectError(await download(`${jobPath}/artifact?format=xml`), 400, 'unsupported_artifact_format');
+		const error = expectError(
+			await download(`${jobPath}/artifact?format=xml`),
+			400,
+			'unsupported_artifact_format',
+		);
 		expect(error.details).toMatchObject({ source: 'query', value: 'xml' });
 	});
 
 	test('artifact.xml is 400 unsupported_artifact_format', async () => {
 		const jobPath = await completedJob('bad-path.wav');
-		const error = expectError(await download(`${jobPath}/artifact.xml`), 400, 'unsupported_artifact_format');
+		const error = expectError(
+			await download(`${jobPath}/artifact.xml`),
+			400,
+			'unsupported_artifact_format',
+		);
 		expect(error.details).toMatchObject({ source: 'path', value: 'xml' });
 	});
 
 	test('before completion: 409 artifact_not_ready with the current status', async () => {
 		const uploadId = await uploadMedia(handle.baseUrl, liveKey());
 		const job = await createJob(handle.baseUrl, liveKey(), { upload_id: uploadId });
-		const error = expectError(await download(`${job.links.self}/artifact`, {}, liveKey()), 409, 'artifact_not_ready');
+		const error = expectError(
+			await download(`${job.links.self}/artifact`, {}, liveKey()),
+			409,
+			'artifact_not_ready',
+		);
 		expect(error.details).toMatchObject({ status: 'queued' });
 		await handle.admin.advanceClock(JOB_SECONDS);
 		expect((await download(`${job.links.self}/artifact`, {}, liveKey())).status).toBe(200);
@@ -134,7 +177,11 @@ describe('artifact errors (4.7, 7)', () => {
 		const uploadId = await uploadMedia(handle.baseUrl, liveKey());
 		const job = await createJob(handle.baseUrl, liveKey(), { upload_id: uploadId });
 		await handle.admin.failJob(job.job_id);
-		const error = expectError(await download(`${job.links.self}/artifact.pdf`, {}, liveKey()), 409, 'artifact_not_ready');
+		const error = expectError(
+			await download(`${job.links.self}/artifact.pdf`, {}, liveKey()),
+			409,
+			'artifact_not_ready',
+		);
 		expect(error.details).toMatchObject({ status: 'failed' });
 	});
 
@@ -148,6 +195,10 @@ describe('artifact errors (4.7, 7)', () => {
 
 	test('an unknown job: 404 job_not_found', async () => {
 		expectError(await download('/api/v1/transcriptions/job_nope/artifact'), 404, 'job_not_found');
-		expectError(await download('/api/v1/transcriptions/job_nope/artifact.srt'), 404, 'job_not_found');
+		expectError(
+			await download('/api/v1/transcriptions/job_nope/artifact.srt'),
+			404,
+			'job_not_found',
+		);
 	});
 });

@@ -4,7 +4,16 @@
 
 import type { PublicUploadCreateResponse } from '../../src/api';
 import type { FaultRule } from '../../sandbox/faults';
-import { api, createJob, expectError, expectRateLimitHeaders, GENEROUS_LIMITS, startReceiver, uploadMedia, useSandbox } from './helpers';
+import {
+	api,
+	createJob,
+	expectError,
+	expectRateLimitHeaders,
+	GENEROUS_LIMITS,
+	startReceiver,
+	uploadMedia,
+	useSandbox,
+} from './helpers';
 
 const handle = useSandbox({ allowLocalWebhooks: true, rateLimits: GENEROUS_LIMITS });
 const key = () => handle.sandbox.keys.platinum_live.key;
@@ -38,7 +47,11 @@ describe('injected HTTP errors', () => {
 	test('a rule for one route leaves the others alone', async () => {
 		await handle.admin.setFaults({ rules: [{ route: 'createUpload', kind: '503' }] });
 		expect((await account()).status).toBe(200);
-		expectError(await api(handle.baseUrl, { path: '/api/v1/uploads', key: key(), json: slotBody }), 503, 'service_unavailable');
+		expectError(
+			await api(handle.baseUrl, { path: '/api/v1/uploads', key: key(), json: slotBody }),
+			503,
+			'service_unavailable',
+		);
 	});
 
 	test('DELETE /_sandbox/faults clears every rule', async () => {
@@ -48,15 +61,21 @@ describe('injected HTTP errors', () => {
 	});
 
 	test('latency delays, then the request is handled normally', async () => {
-		await handle.admin.setFaults({ rules: [{ route: 'getAccount', kind: 'latency', latency_ms: 50 }] });
+		await handle.admin.setFaults({
+			rules: [{ route: 'getAccount', kind: 'latency', latency_ms: 50 }],
+		});
 		expect((await account()).status).toBe(200);
 	});
 
 	test('an unusable rule is 422 validation_error', async () => {
 		await expect(
-			handle.admin.setFaults({ rules: [{ route: 'noSuchOperation', kind: '500' } as unknown as FaultRule] }),
+			handle.admin.setFaults({
+				rules: [{ route: 'noSuchOperation', kind: '500' } as unknown as FaultRule],
+			}),
 		).rejects.toMatchObject({ status: 422 });
-		await expect(handle.admin.setFaults({ rules: [{ route: '*', kind: 'latency' }] })).rejects.toMatchObject({ status: 422 });
+		await expect(
+			handle.admin.setFaults({ rules: [{ route: '*', kind: 'latency' }] }),
+		).rejects.toMatchObject({ status: 422 });
 	});
 });
 
@@ -64,39 +83,68 @@ describe('broken connections', () => {
 	test('reset: the socket closes before any answer, and nothing is created', async () => {
 		const before = (await handle.admin.records('acct_sandbox_platinum')).counts.uploads;
 		await handle.admin.setFaults({ rules: [{ route: 'createUpload', kind: 'reset', count: 1 }] });
-		await expect(api(handle.baseUrl, { path: '/api/v1/uploads', key: key(), json: slotBody })).rejects.toThrow();
+		await expect(
+			api(handle.baseUrl, { path: '/api/v1/uploads', key: key(), json: slotBody }),
+		).rejects.toThrow();
 		expect((await handle.admin.records('acct_sandbox_platinum')).counts.uploads).toBe(before);
 	});
 
 	test('drop_after_commit: no answer, the slot exists, and the retry with the same key gets it', async () => {
 		const headers = { 'idempotency-key': 'drop-after-commit-1' };
-		await handle.admin.setFaults({ rules: [{ route: 'createUpload', kind: 'drop_after_commit', count: 1 }] });
-		await expect(api(handle.baseUrl, { path: '/api/v1/uploads', key: key(), json: slotBody, headers })).rejects.toThrow();
+		await handle.admin.setFaults({
+			rules: [{ route: 'createUpload', kind: 'drop_after_commit', count: 1 }],
+		});
+		await expect(
+			api(handle.baseUrl, { path: '/api/v1/uploads', key: key(), json: slotBody, headers }),
+		).rejects.toThrow();
 		const committed = (await handle.admin.records('acct_sandbox_platinum')).uploads.filter(
 			(upload) => upload.idempotency_key === 'drop-after-commit-1',
 		);
 		expect(committed).toHaveLength(1);
 
-		const retry = await api(handle.baseUrl, { path: '/api/v1/uploads', key: key(), json: slotBody, headers });
+		const retry = await api(handle.baseUrl, {
+			path: '/api/v1/uploads',
+			key: key(),
+			json: slotBody,
+			headers,
+		});
 		expect(retry.status).toBe(201);
 		expect((retry.json as PublicUploadCreateResponse).upload_id).toBe(committed[0].upload_id);
-		expect((await handle.admin.records('acct_sandbox_platinum')).uploads.filter((u) => u.idempotency_key === 'drop-after-commit-1')).toHaveLength(1);
+		expect(
+			(await handle.admin.records('acct_sandbox_platinum')).uploads.filter(
+				(u) => u.idempotency_key === 'drop-after-commit-1',
+			),
+		).toHaveLength(1);
 	});
 
 	test('drop_after_commit on the PUT: the bytes are stored although the client saw an error', async () => {
-		const slot = (await api(handle.baseUrl, { path: '/api/v1/uploads', key: key(), json: slotBody })).json as PublicUploadCreateResponse;
-		await handle.admin.setFaults({ rules: [{ route: 'uploadBinary', kind: 'drop_after_commit', count: 1 }] });
+		const slot = (
+			await api(handle.baseUrl, { path: '/api/v1/uploads', key: key(), json: slotBody })
+		).json as PublicUploadCreateResponse;
+		await handle.admin.setFaults({
+			rules: [{ route: 'uploadBinary', kind: 'drop_after_commit', count: 1 }],
+		});
 		await expect(
-			api(handle.baseUrl, { method: 'PUT', path: slot.upload_url, key: key(), body: Buffer.alloc(10) }),
+			api(handle.baseUrl, {
+				method: 'PUT',
+				path: slot.upload_url,
+				key: key(),
+				body: Buffer.alloc(10),
+			}),
 		).rejects.toThrow();
-		const record = (await handle.admin.records('acct_sandbox_platinum')).uploads.find((u) => u.upload_id === slot.upload_id);
+		const record = (await handle.admin.records('acct_sandbox_platinum')).uploads.find(
+			(u) => u.upload_id === slot.upload_id,
+		);
 		expect(record).toMatchObject({ state: 'stored', bytes_received: 10 });
 	});
 });
 
 describe('determinism with a seed', () => {
 	async function statuses(seed: number): Promise<number[]> {
-		await handle.admin.setFaults({ seed, rules: [{ route: 'getAccount', kind: '503', probability: 0.5 }] });
+		await handle.admin.setFaults({
+			seed,
+			rules: [{ route: 'getAccount', kind: '503', probability: 0.5 }],
+		});
 		const seen: number[] = [];
 		for (let index = 0; index < 16; index += 1) seen.push((await account()).status);
 		return seen;
@@ -117,7 +165,10 @@ describe('webhook faults', () => {
 		try {
 			await handle.admin.setFaults({ webhooks: { duplicateProbability: 1 } });
 			const uploadId = await uploadMedia(handle.baseUrl, handle.sandbox.keys.platinum_test.key);
-			await createJob(handle.baseUrl, handle.sandbox.keys.platinum_test.key, { upload_id: uploadId, webhook_url: receiver.url });
+			await createJob(handle.baseUrl, handle.sandbox.keys.platinum_test.key, {
+				upload_id: uploadId,
+				webhook_url: receiver.url,
+			});
 			await handle.admin.webhookDeliveries({ waitIdle: true });
 			expect(receiver.received).toHaveLength(2);
 			const ids = receiver.received.map((hook) => hook.headers['x-service-event-id']);

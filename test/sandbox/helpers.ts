@@ -5,7 +5,11 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Readable } from 'node:stream';
 import { request } from 'undici';
-import type { PublicAPIErrorEnvelope, PublicTranscriptionCreateResponse, PublicUploadCreateResponse } from '../../src/api';
+import type {
+	PublicAPIErrorEnvelope,
+	PublicTranscriptionCreateResponse,
+	PublicUploadCreateResponse,
+} from '../../src/api';
 import { SandboxAdmin } from '../../sandbox/admin-client';
 import type { RunningSandbox, SandboxOptions } from '../../sandbox/server';
 import { startSandbox } from '../../sandbox/server';
@@ -83,16 +87,27 @@ export async function api(baseUrl: string, options: ApiRequest): Promise<ApiResp
 	const bytes = Buffer.from(await response.body.arrayBuffer());
 	const text = bytes.toString('utf8');
 	let json: unknown = undefined;
-	if ((response.headers['content-type'] ?? '').toString().startsWith('application/json')) json = JSON.parse(text);
+	if ((response.headers['content-type'] ?? '').toString().startsWith('application/json'))
+		json = JSON.parse(text);
 	const flatHeaders = Object.fromEntries(
-		Object.entries(response.headers).map(([name, value]) => [name, Array.isArray(value) ? value.join(', ') : String(value)]),
+		Object.entries(response.headers).map(([name, value]) => [
+			name,
+			Array.isArray(value) ? value.join(', ') : String(value),
+		]),
 	);
 	return { status: response.statusCode, headers: flatHeaders, bytes, text, json };
 }
 
 /** The 2.7 envelope with its code, request_id equal to X-Request-ID, and a resolution_url. */
-export function expectError(response: ApiResponse, status: number, code: string): PublicAPIErrorEnvelope['error'] {
-	expect({ status: response.status, code: (response.json as PublicAPIErrorEnvelope | undefined)?.error?.code }).toEqual({
+export function expectError(
+	response: ApiResponse,
+	status: number,
+	code: string,
+): PublicAPIErrorEnvelope['error'] {
+	expect({
+		status: response.status,
+		code: (response.json as PublicAPIErrorEnvelope | undefined)?.error?.code,
+	}).toEqual({
 		status,
 		code,
 	});
@@ -100,7 +115,9 @@ export function expectError(response: ApiResponse, status: number, code: string)
 	expect(typeof error.message).toBe('string');
 	expect(error.request_id).toBe(response.headers['x-request-id']);
 	expect(error.request_id).toMatch(/^req_[0-9a-f]+$/);
-	expect(error.details.resolution_url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/developers\/api-reference#[a-z_]+$/);
+	expect(error.details.resolution_url).toMatch(
+		/^http:\/\/127\.0\.0\.1:\d+\/developers\/api-reference#[a-z_]+$/,
+	);
 	return error;
 }
 
@@ -133,7 +150,10 @@ export async function uploadMedia(
 	media: { filename?: string; bytes?: Buffer; seconds?: number } = {},
 ): Promise<string> {
 	const bytes = media.bytes ?? makeWav({ seconds: media.seconds ?? 2 });
-	const slot = await createSlot(baseUrl, key, { filename: media.filename ?? 'meeting.wav', size_bytes: bytes.length });
+	const slot = await createSlot(baseUrl, key, {
+		filename: media.filename ?? 'meeting.wav',
+		size_bytes: bytes.length,
+	});
 	const put = await api(baseUrl, {
 		method: 'PUT',
 		path: slot.upload_url,
@@ -161,7 +181,11 @@ export interface ReceivedHook {
 }
 
 /** A loopback HTTP endpoint that records what it receives and answers 200. */
-export async function startReceiver(): Promise<{ url: string; received: ReceivedHook[]; close(): Promise<void> }> {
+export async function startReceiver(): Promise<{
+	url: string;
+	received: ReceivedHook[];
+	close(): Promise<void>;
+}> {
 	const received: ReceivedHook[] = [];
 	const server = http.createServer((incoming, outgoing) => {
 		const chunks: Buffer[] = [];

@@ -35,12 +35,20 @@ function residentBytes(pid: number): number {
 	return Number(kib[1]) * 1024;
 }
 
-async function startSandboxProcess(): Promise<{ child: ChildProcess; baseUrl: string; key: string }> {
+async function startSandboxProcess(): Promise<{
+	child: ChildProcess;
+	baseUrl: string;
+	key: string;
+}> {
 	// node itself (not npx/tsx wrappers) so the pid we measure is the server's.
-	const child = spawn(process.execPath, ['--import', 'tsx', 'sandbox/cli.ts', '--port', '0', '--quiet'], {
-		cwd: ROOT,
-		stdio: ['ignore', 'pipe', 'inherit'],
-	});
+	const child = spawn(
+		process.execPath,
+		['--import', 'tsx', 'sandbox/cli.ts', '--port', '0', '--quiet'],
+		{
+			cwd: ROOT,
+			stdio: ['ignore', 'pipe', 'inherit'],
+		},
+	);
 	const readyLine = await new Promise<string>((resolve, reject) => {
 		let stdout = '';
 		child.stdout?.on('data', (chunk: Buffer) => {
@@ -48,9 +56,14 @@ async function startSandboxProcess(): Promise<{ child: ChildProcess; baseUrl: st
 			const newline = stdout.indexOf('\n');
 			if (newline >= 0) resolve(stdout.slice(0, newline));
 		});
-		child.once('exit', (code) => reject(new Error(`sandbox exited with ${code} before it was ready`)));
+		child.once('exit', (code) =>
+			reject(new Error(`sandbox exited with ${code} before it was ready`)),
+		);
 	});
-	const ready = JSON.parse(readyLine) as { base_url: string; keys: { platinum_live: { key: string } } };
+	const ready = JSON.parse(readyLine) as {
+		base_url: string;
+		keys: { platinum_live: { key: string } };
+	};
 	return { child, baseUrl: ready.base_url, key: ready.keys.platinum_live.key };
 }
 
@@ -68,7 +81,10 @@ describe('uploadBinary memory (issue 3: bytes stream to disk)', () => {
 	});
 
 	async function upload(size: number): Promise<void> {
-		const slot = await createSlot(sandbox.baseUrl, sandbox.key, { filename: 'big.wav', size_bytes: size });
+		const slot = await createSlot(sandbox.baseUrl, sandbox.key, {
+			filename: 'big.wav',
+			size_bytes: size,
+		});
 		const response = await api(sandbox.baseUrl, {
 			method: 'PUT',
 			path: slot.upload_url,

@@ -4,7 +4,9 @@
 import { api, createSlot, expectError, expectRateLimitHeaders, useSandbox } from './helpers';
 
 const WINDOW = 60;
-const handle = useSandbox({ rateLimits: { windowSeconds: WINDOW, perTier: { premium: 30, platinum: 3 } } });
+const handle = useSandbox({
+	rateLimits: { windowSeconds: WINDOW, perTier: { premium: 30, platinum: 3 } },
+});
 
 /** Jumps to the start of the next window, so a test's requests cannot straddle two windows. */
 async function startOfWindow(): Promise<void> {
@@ -20,7 +22,9 @@ describe('rate-limit headers (4)', () => {
 		const second = await api(handle.baseUrl, { path: '/api/v1/account', key });
 		expectRateLimitHeaders(first);
 		expect(first.headers['x-ratelimit-limit']).toBe('60');
-		expect(Number(second.headers['x-ratelimit-remaining'])).toBe(Number(first.headers['x-ratelimit-remaining']) - 1);
+		expect(Number(second.headers['x-ratelimit-remaining'])).toBe(
+			Number(first.headers['x-ratelimit-remaining']) - 1,
+		);
 		const reset = Number(first.headers['x-ratelimit-reset']);
 		expect(reset % WINDOW).toBe(0);
 		expect(reset - handle.sandbox.clock.nowSeconds()).toBeGreaterThan(0);
@@ -29,11 +33,24 @@ describe('rate-limit headers (4)', () => {
 
 	test('premium limits per bucket: writes 30, reads 60, artifacts 30, webhook tests 10', async () => {
 		const key = handle.sandbox.keys.premium_live.key;
-		const limitOf = async (request: Parameters<typeof api>[1]) => (await api(handle.baseUrl, request)).headers['x-ratelimit-limit'];
-		expect(await limitOf({ path: '/api/v1/uploads', key, json: { filename: 'a.wav', content_type: 'audio/wav', size_bytes: 1 } })).toBe('30');
+		const limitOf = async (request: Parameters<typeof api>[1]) =>
+			(await api(handle.baseUrl, request)).headers['x-ratelimit-limit'];
+		expect(
+			await limitOf({
+				path: '/api/v1/uploads',
+				key,
+				json: { filename: 'a.wav', content_type: 'audio/wav', size_bytes: 1 },
+			}),
+		).toBe('30');
 		expect(await limitOf({ path: '/api/v1/transcriptions', key })).toBe('60');
 		expect(await limitOf({ path: '/api/v1/transcriptions/job_x/artifact', key })).toBe('30');
-		expect(await limitOf({ path: '/api/v1/webhooks/test', key, json: { webhook_url: 'https://hook.invalid/' } })).toBe('10');
+		expect(
+			await limitOf({
+				path: '/api/v1/webhooks/test',
+				key,
+				json: { webhook_url: 'https://hook.invalid/' },
+			}),
+		).toBe('10');
 	});
 });
 
@@ -61,25 +78,47 @@ describe('429 rate_limit_exceeded (8)', () => {
 
 		// Other buckets and other accounts are untouched.
 		expect((await api(handle.baseUrl, { path: '/api/v1/account', key })).status).toBe(200);
-		expect((await createSlot(handle.baseUrl, handle.sandbox.keys.platinum_live.key, { filename: 'b.wav', size_bytes: 1 })).upload_id).toMatch(/^upl_/);
+		expect(
+			(
+				await createSlot(handle.baseUrl, handle.sandbox.keys.platinum_live.key, {
+					filename: 'b.wav',
+					size_bytes: 1,
+				})
+			).upload_id,
+		).toMatch(/^upl_/);
 
 		await handle.admin.advanceClock(retryAfter);
-		expect((await createSlot(handle.baseUrl, key, { filename: 'a.wav', size_bytes: 1 })).upload_id).toMatch(/^upl_/);
+		expect(
+			(await createSlot(handle.baseUrl, key, { filename: 'a.wav', size_bytes: 1 })).upload_id,
+		).toMatch(/^upl_/);
 	});
 
 	test('GET /account and GET /transcriptions/{job_id} draw from one reads bucket', async () => {
 		const { key } = await handle.admin.createKey({ tier: 'platinum' });
 		const first = await api(handle.baseUrl, { path: '/api/v1/account', key });
 		const second = await api(handle.baseUrl, { path: '/api/v1/transcriptions/job_x', key });
-		expect(Number(second.headers['x-ratelimit-remaining'])).toBe(Number(first.headers['x-ratelimit-remaining']) - 1);
+		expect(Number(second.headers['x-ratelimit-remaining'])).toBe(
+			Number(first.headers['x-ratelimit-remaining']) - 1,
+		);
 	});
 
 	test('the admin API changes limits at run time', async () => {
 		const { key } = await handle.admin.createKey({ tier: 'premium' });
-		const effective = await handle.admin.setRateLimits({ perTier: { premium: 1 }, readsMultiplier: 1 });
-		expect(effective).toMatchObject({ windowSeconds: WINDOW, perTier: { premium: 1, platinum: 3 }, readsMultiplier: 1 });
+		const effective = await handle.admin.setRateLimits({
+			perTier: { premium: 1 },
+			readsMultiplier: 1,
+		});
+		expect(effective).toMatchObject({
+			windowSeconds: WINDOW,
+			perTier: { premium: 1, platinum: 3 },
+			readsMultiplier: 1,
+		});
 		expect((await api(handle.baseUrl, { path: '/api/v1/account', key })).status).toBe(200);
-		expectError(await api(handle.baseUrl, { path: '/api/v1/account', key }), 429, 'rate_limit_exceeded');
+		expectError(
+			await api(handle.baseUrl, { path: '/api/v1/account', key }),
+			429,
+			'rate_limit_exceeded',
+		);
 		await handle.admin.setRateLimits({ perTier: { premium: 30 }, readsMultiplier: 2 });
 	});
 

@@ -77,7 +77,11 @@ const SMALL_TRANSCRIPT: Transcript = {
 	rightToLeft: false,
 	segments: [
 		{ startSeconds: 0, endSeconds: 4.25, text: 'Hello and welcome.' },
-		{ startSeconds: 4.25, endSeconds: 3725.5, text: 'This cue is long enough that a subtitle player shows it on two lines.' },
+		{
+			startSeconds: 4.25,
+			endSeconds: 3725.5,
+			text: 'This cue is long enough that a subtitle player shows it on two lines.',
+		},
 	],
 };
 
@@ -97,11 +101,14 @@ describe('transcribeMedia: WAV duration', () => {
 		expect(transcript.durationSeconds).toBe(format.seconds);
 	});
 
-	it.each([0, 0xffffffff])('takes the data size from the file when the header says %d (streaming WAV)', async (size) => {
-		const wav = makeWav({ seconds: 2, sampleRate: 8000 });
-		wav.writeUInt32LE(size, 40);
-		expect((await transcriptOf('stream.wav', wav)).durationSeconds).toBe(2);
-	});
+	it.each([0, 0xffffffff])(
+		'takes the data size from the file when the header says %d (streaming WAV)',
+		async (size) => {
+			const wav = makeWav({ seconds: 2, sampleRate: 8000 });
+			wav.writeUInt32LE(size, 40);
+			expect((await transcriptOf('stream.wav', wav)).durationSeconds).toBe(2);
+		},
+	);
 
 	it('uses the bytes present when the declared data size runs past the end of the file', async () => {
 		const wav = makeWav({ seconds: 3, sampleRate: 8000 }).subarray(0, WAV_HEADER_BYTES + 16000);
@@ -110,7 +117,11 @@ describe('transcribeMedia: WAV duration', () => {
 
 	it('walks past other chunks (odd-sized, padded) to the data chunk', async () => {
 		const wav = makeWav({ seconds: 1.5, sampleRate: 8000 });
-		const list = Buffer.concat([Buffer.from('LIST', 'latin1'), Buffer.from([5, 0, 0, 0]), Buffer.from('INFOx\0', 'latin1')]);
+		const list = Buffer.concat([
+			Buffer.from('LIST', 'latin1'),
+			Buffer.from([5, 0, 0, 0]),
+			Buffer.from('INFOx\0', 'latin1'),
+		]);
 		const withList = Buffer.concat([wav.subarray(0, 36), list, wav.subarray(36)]);
 		expect((await transcriptOf('tagged.wav', withList)).durationSeconds).toBe(1.5);
 	});
@@ -118,9 +129,18 @@ describe('transcribeMedia: WAV duration', () => {
 	it('fails a WAV file without audio, or without a fmt chunk, as unreadable_media', async () => {
 		const headerOnly = makeWav({ seconds: 0 });
 		expect(headerOnly.length).toBe(WAV_HEADER_BYTES);
-		expect(await transcribeBytes('empty.wav', headerOnly)).toEqual({ ok: false, reason: 'unreadable_media' });
-		const noFormat = Buffer.concat([Buffer.from('RIFF\0\0\0\0WAVEdata\x04\0\0\0', 'latin1'), Buffer.alloc(4)]);
-		expect(await transcribeBytes('broken.wav', noFormat)).toEqual({ ok: false, reason: 'unreadable_media' });
+		expect(await transcribeBytes('empty.wav', headerOnly)).toEqual({
+			ok: false,
+			reason: 'unreadable_media',
+		});
+		const noFormat = Buffer.concat([
+			Buffer.from('RIFF\0\0\0\0WAVEdata\x04\0\0\0', 'latin1'),
+			Buffer.alloc(4),
+		]);
+		expect(await transcribeBytes('broken.wav', noFormat)).toEqual({
+			ok: false,
+			reason: 'unreadable_media',
+		});
 	});
 });
 
@@ -163,8 +183,17 @@ describe('container sniffing', () => {
 		['mp4', Buffer.from('\0\0\0\x20ftypisom\0\0\x02\0isomiso2mp41', 'latin1')],
 		['m4a', Buffer.from('\0\0\0\x20ftypM4A \0\0\0\0M4A mp42isom', 'latin1')],
 		['mov', Buffer.from('\0\0\0\x14ftypqt  \0\0\x02\0qt  ', 'latin1')],
-		['webm', Buffer.from('\x1a\x45\xdf\xa3\x9f\x42\x86\x81\x01\x42\x82\x84webm\x42\x87\x81\x04', 'latin1')],
-		['mkv', Buffer.from('\x1a\x45\xdf\xa3\xa3\x42\x86\x81\x01\x42\x82\x88matroska\x42\x87\x81\x04', 'latin1')],
+		[
+			'webm',
+			Buffer.from('\x1a\x45\xdf\xa3\x9f\x42\x86\x81\x01\x42\x82\x84webm\x42\x87\x81\x04', 'latin1'),
+		],
+		[
+			'mkv',
+			Buffer.from(
+				'\x1a\x45\xdf\xa3\xa3\x42\x86\x81\x01\x42\x82\x88matroska\x42\x87\x81\x04',
+				'latin1',
+			),
+		],
 	];
 
 	it.each(heads)('recognises %s', (container, head) => {
@@ -183,7 +212,10 @@ describe('container sniffing', () => {
 
 	it.each(junk)('fails %s as unreadable_media', async (_name, bytes) => {
 		expect(sniffContainer(bytes)).toBeNull();
-		expect(await transcribeBytes('upload.mp3', bytes)).toEqual({ ok: false, reason: 'unreadable_media' });
+		expect(await transcribeBytes('upload.mp3', bytes)).toEqual({
+			ok: false,
+			reason: 'unreadable_media',
+		});
 	});
 
 	it('estimates the duration of compressed media from its size', async () => {
@@ -209,24 +241,42 @@ describe('language and dialect', () => {
 		['he-IL.flac', 'he'],
 	])('%s → %s', (filename, language) => {
 		expect(detectLanguage(filename)).toEqual(
-			language === 'he' ? { language: 'he', dialect: 'he-IL' } : { language: 'en', dialect: 'en-US' },
+			language === 'he'
+				? { language: 'he', dialect: 'he-IL' }
+				: { language: 'en', dialect: 'en-US' },
 		);
 	});
 
 	it('transcribes an English name in English, left to right', async () => {
 		const transcript = await transcriptOf('board_meeting.wav', makeWav({ seconds: 12 }));
-		expect(transcript).toMatchObject({ language: 'en', dialect: 'en-US', rightToLeft: false, title: 'board_meeting' });
-		expect(transcript.segments.map((segment) => segment.text)).toEqual(MEETING_CORPUS.slice(0, 2).map((s) => s.en));
+		expect(transcript).toMatchObject({
+			language: 'en',
+			dialect: 'en-US',
+			rightToLeft: false,
+			title: 'board_meeting',
+		});
+		expect(transcript.segments.map((segment) => segment.text)).toEqual(
+			MEETING_CORPUS.slice(0, 2).map((s) => s.en),
+		);
 	});
 
 	it('transcribes ראיון.wav in Hebrew, right to left', async () => {
 		const transcript = await transcriptOf('ראיון.wav', makeWav({ seconds: 12 }));
-		expect(transcript).toMatchObject({ language: 'he', dialect: 'he-IL', rightToLeft: true, title: 'ראיון' });
-		expect(transcript.segments.map((segment) => segment.text)).toEqual(MEETING_CORPUS.slice(0, 2).map((s) => s.he));
+		expect(transcript).toMatchObject({
+			language: 'he',
+			dialect: 'he-IL',
+			rightToLeft: true,
+			title: 'ראיון',
+		});
+		expect(transcript.segments.map((segment) => segment.text)).toEqual(
+			MEETING_CORPUS.slice(0, 2).map((s) => s.he),
+		);
 	});
 
 	it('translates English speech into Hebrew text while reporting the source language', async () => {
-		const transcript = await transcriptOf('board_meeting.wav', makeWav({ seconds: 12 }), { translateToHebrew: true });
+		const transcript = await transcriptOf('board_meeting.wav', makeWav({ seconds: 12 }), {
+			translateToHebrew: true,
+		});
 		expect(transcript).toMatchObject({ language: 'en', dialect: 'en-US', rightToLeft: true });
 		expect(transcript.segments[0].text).toBe(MEETING_CORPUS[0].he);
 		for (const segment of transcript.segments) expect(segment.text).not.toMatch(LATIN_LETTERS);
@@ -234,13 +284,18 @@ describe('language and dialect', () => {
 
 	it('leaves Hebrew speech Hebrew when translation is asked for', async () => {
 		const plain = await transcriptOf('ראיון.wav', makeWav({ seconds: 12 }));
-		const translated = await transcriptOf('ראיון.wav', makeWav({ seconds: 12 }), { translateToHebrew: true });
+		const translated = await transcriptOf('ראיון.wav', makeWav({ seconds: 12 }), {
+			translateToHebrew: true,
+		});
 		expect(translated).toEqual(plain);
 	});
 });
 
 describe('segments', () => {
-	const transcriptFor = (durationSeconds: number, overrides: Partial<Parameters<typeof buildTranscript>[0]> = {}) =>
+	const transcriptFor = (
+		durationSeconds: number,
+		overrides: Partial<Parameters<typeof buildTranscript>[0]> = {},
+	) =>
 		buildTranscript({
 			filename: 'talk.wav',
 			translateToHebrew: false,
@@ -269,7 +324,9 @@ describe('segments', () => {
 
 	it('puts the user prompt vocabulary in the first segment only', () => {
 		const transcript = transcriptFor(30, { userPrompt: 'Kubernetes, Grafana;\n  n8n  workflows ' });
-		expect(transcript.segments[0].text).toBe(`${MEETING_CORPUS[0].en} We will also talk about Kubernetes, Grafana, n8n workflows.`);
+		expect(transcript.segments[0].text).toBe(
+			`${MEETING_CORPUS[0].en} We will also talk about Kubernetes, Grafana, n8n workflows.`,
+		);
 		expect(transcript.segments.slice(1).map((segment) => segment.text)).toEqual(
 			MEETING_CORPUS.slice(1, 6).map((sentence) => sentence.en),
 		);
@@ -278,9 +335,14 @@ describe('segments', () => {
 	});
 
 	it('turns control characters in the prompt and the filename into spaces', () => {
-		const transcript = transcriptFor(5, { userPrompt: 'Acme\u0007Corp,\tBeta\u0000', filename: 'weekly\u001bsync.wav' });
+		const transcript = transcriptFor(5, {
+			userPrompt: 'Acme\u0007Corp,\tBeta\u0000',
+			filename: 'weekly\u001bsync.wav',
+		});
 		expect(transcript.title).toBe('weekly sync');
-		expect(transcript.segments[0].text).toBe(`${MEETING_CORPUS[0].en} We will also talk about Acme Corp, Beta.`);
+		expect(transcript.segments[0].text).toBe(
+			`${MEETING_CORPUS[0].en} We will also talk about Acme Corp, Beta.`,
+		);
 	});
 
 	it('words the fast tier a little differently, deterministically', () => {
@@ -296,8 +358,17 @@ describe('segments', () => {
 
 describe('mockTranscript', () => {
 	it('is a short fixed English transcript that says it is a test-mode mock', () => {
-		const transcript = mockTranscript({ filename: 'clip.final.mp3', translateToHebrew: false, userPrompt: null });
-		expect(transcript).toMatchObject({ language: 'en', dialect: 'en-US', rightToLeft: false, title: 'clip.final' });
+		const transcript = mockTranscript({
+			filename: 'clip.final.mp3',
+			translateToHebrew: false,
+			userPrompt: null,
+		});
+		expect(transcript).toMatchObject({
+			language: 'en',
+			dialect: 'en-US',
+			rightToLeft: false,
+			title: 'clip.final',
+		});
 		expect(transcript.segments).toHaveLength(3);
 		expect(transcript.segments[0].text).toBe(
 			'This is a test-mode mock transcript from the Transcription Service sandbox.',
@@ -306,11 +377,21 @@ describe('mockTranscript', () => {
 	});
 
 	it('is Hebrew for a Hebrew filename and when translated into Hebrew', () => {
-		const hebrewName = mockTranscript({ filename: 'שיחה.wav', translateToHebrew: false, userPrompt: null });
+		const hebrewName = mockTranscript({
+			filename: 'שיחה.wav',
+			translateToHebrew: false,
+			userPrompt: null,
+		});
 		expect(hebrewName).toMatchObject({ language: 'he', dialect: 'he-IL', rightToLeft: true });
-		const translated = mockTranscript({ filename: 'call.wav', translateToHebrew: true, userPrompt: 'Acme' });
+		const translated = mockTranscript({
+			filename: 'call.wav',
+			translateToHebrew: true,
+			userPrompt: 'Acme',
+		});
 		expect(translated).toMatchObject({ language: 'en', dialect: 'en-US', rightToLeft: true });
-		expect(translated.segments[0].text).toBe('זהו תמלול לדוגמה במצב בדיקה מסביבת הבדיקות של שירות התמלול. נדבר גם על Acme.');
+		expect(translated.segments[0].text).toBe(
+			'זהו תמלול לדוגמה במצב בדיקה מסביבת הבדיקות של שירות התמלול. נדבר גם על Acme.',
+		);
 		for (const segment of hebrewName.segments) expect(segment.text).toMatch(HEBREW_LETTERS);
 	});
 });
@@ -330,9 +411,12 @@ function parseSrt(bytes: Buffer): SrtCue[] {
 	expect(source.endsWith('\r\n')).toBe(true);
 	expect(source.endsWith('\r\n\r\n')).toBe(false);
 	const toMilliseconds = (time: string) => {
-		const [, hours, minutes, seconds, milliseconds] = /^(\d{2}):([0-5]\d):([0-5]\d),(\d{3})$/.exec(time) ?? [];
+		const [, hours, minutes, seconds, milliseconds] =
+			/^(\d{2}):([0-5]\d):([0-5]\d),(\d{3})$/.exec(time) ?? [];
 		if (milliseconds === undefined) throw new Error(`bad SRT time ${time}`);
-		return ((Number(hours) * 60 + Number(minutes)) * 60 + Number(seconds)) * 1000 + Number(milliseconds);
+		return (
+			((Number(hours) * 60 + Number(minutes)) * 60 + Number(seconds)) * 1000 + Number(milliseconds)
+		);
 	};
 	return source
 		.slice(0, -2)
@@ -363,25 +447,28 @@ describe('SRT', () => {
 		);
 	});
 
-	it.each(['board_meeting.wav', 'ראיון.wav'])('parses back into the transcript of %s', async (filename) => {
-		const transcript = buildTranscript({
-			filename,
-			translateToHebrew: false,
-			userPrompt: 'Kubernetes, Grafana',
-			modelTier: 'standard',
-			durationSeconds: 187.337,
-		});
-		const cues = parseSrt(await renderArtifact('srt', transcript));
-		expect(cues).toEqual(
-			transcript.segments.map((segment, position) => ({
-				index: position + 1,
-				startMilliseconds: Math.round(segment.startSeconds * 1000),
-				endMilliseconds: Math.round(segment.endSeconds * 1000),
-				text: segment.text,
-			})),
-		);
-		expect(cues[cues.length - 1].endMilliseconds).toBe(187_337);
-	});
+	it.each(['board_meeting.wav', 'ראיון.wav'])(
+		'parses back into the transcript of %s',
+		async (filename) => {
+			const transcript = buildTranscript({
+				filename,
+				translateToHebrew: false,
+				userPrompt: 'Kubernetes, Grafana',
+				modelTier: 'standard',
+				durationSeconds: 187.337,
+			});
+			const cues = parseSrt(await renderArtifact('srt', transcript));
+			expect(cues).toEqual(
+				transcript.segments.map((segment, position) => ({
+					index: position + 1,
+					startMilliseconds: Math.round(segment.startSeconds * 1000),
+					endMilliseconds: Math.round(segment.endSeconds * 1000),
+					text: segment.text,
+				})),
+			);
+			expect(cues[cues.length - 1].endMilliseconds).toBe(187_337);
+		},
+	);
 });
 
 describe('TXT', () => {
@@ -443,10 +530,12 @@ describe('PDF', () => {
 		expect(lines).toContain('board_meeting');
 		expect(lines).toContain('00:00:00 – 00:00:05');
 		expect(lines).toContain('00:09:55 – 00:10:00');
-		for (let page = 1; page <= parsed.numpages; page++) expect(lines).toContain(`${page} / ${parsed.numpages}`);
+		for (let page = 1; page <= parsed.numpages; page++)
+			expect(lines).toContain(`${page} / ${parsed.numpages}`);
 		// Lines are wrapped, so compare the text with whitespace removed.
 		const flat = parsed.text.replace(/\s+/g, '');
-		for (const segment of transcript.segments) expect(flat).toContain(segment.text.replace(/\s+/g, ''));
+		for (const segment of transcript.segments)
+			expect(flat).toContain(segment.text.replace(/\s+/g, ''));
 	});
 
 	it('renders Hebrew right to left with an embedded Hebrew font', async () => {
@@ -475,14 +564,22 @@ describe('PDF', () => {
 	});
 
 	it('draws pointed Hebrew without its points, which pdf-lib cannot position', async () => {
-		const transcript = mockTranscript({ filename: 'שיחה.wav', translateToHebrew: false, userPrompt: 'שָׁלוֹם' });
+		const transcript = mockTranscript({
+			filename: 'שיחה.wav',
+			translateToHebrew: false,
+			userPrompt: 'שָׁלוֹם',
+		});
 		const parsed = await pdfParse(await renderArtifact('pdf', transcript));
 		expect(parsed.text).toContain('שלום');
 		expect(parsed.text).not.toMatch(/\p{Mn}/u);
 	});
 
 	it('gives the same bytes for the same transcript', async () => {
-		const transcript = mockTranscript({ filename: 'call.wav', translateToHebrew: true, userPrompt: null });
+		const transcript = mockTranscript({
+			filename: 'call.wav',
+			translateToHebrew: true,
+			userPrompt: null,
+		});
 		const first = await renderArtifact('pdf', transcript);
 		expect((await renderArtifact('pdf', transcript)).equals(first)).toBe(true);
 		expect(first.toString('latin1')).toContain('/CreationDate (D:20260101000000Z)');
@@ -535,9 +632,16 @@ describe('DOCX', () => {
 		const documentXml = await read('word/document.xml');
 		expect(docxParagraphs(documentXml)).toEqual([
 			{ properties: '<w:pStyle w:val="Title"/>', text: 'board_meeting' },
-			...transcript.segments.map(() => ({ properties: '<w:spacing w:after="120"/>', text: expect.any(String) })),
+			...transcript.segments.map(() => ({
+				properties: '<w:spacing w:after="120"/>',
+				text: expect.any(String),
+			})),
 		]);
-		expect(docxParagraphs(documentXml).slice(1).map((paragraph) => paragraph.text)).toEqual([
+		expect(
+			docxParagraphs(documentXml)
+				.slice(1)
+				.map((paragraph) => paragraph.text),
+		).toEqual([
 			"00:00:00 – 00:00:05\nGood morning, and thank you all for being here today. We will also talk about Acme & Sons, O'Brien.",
 			"00:00:05 – 00:00:10\nLet's start with a quick update on where the project stands.",
 			'00:00:10 – 00:00:15\nOver the last two weeks we finished the first version of the design.',
@@ -573,13 +677,22 @@ describe('DOCX', () => {
 	});
 
 	it('gives the same bytes for the same transcript, dated 2026-01-01', async () => {
-		const transcript = mockTranscript({ filename: 'call.wav', translateToHebrew: false, userPrompt: null });
+		const transcript = mockTranscript({
+			filename: 'call.wav',
+			translateToHebrew: false,
+			userPrompt: null,
+		});
 		const first = await renderArtifact('docx', transcript);
 		expect((await renderArtifact('docx', transcript)).equals(first)).toBe(true);
 		const { zip, read } = await unzipDocx(first);
 		const coreXml = await read('docProps/core.xml');
-		expect(coreXml).toContain('<dcterms:created xsi:type="dcterms:W3CDTF">2026-01-01T00:00:00Z</dcterms:created>');
-		expect(coreXml).toContain('<dcterms:modified xsi:type="dcterms:W3CDTF">2026-01-01T00:00:00Z</dcterms:modified>');
-		for (const entry of Object.values(zip.files)) expect(entry.date.toISOString()).toBe('2026-01-01T00:00:00.000Z');
+		expect(coreXml).toContain(
+			'<dcterms:created xsi:type="dcterms:W3CDTF">2026-01-01T00:00:00Z</dcterms:created>',
+		);
+		expect(coreXml).toContain(
+			'<dcterms:modified xsi:type="dcterms:W3CDTF">2026-01-01T00:00:00Z</dcterms:modified>',
+		);
+		for (const entry of Object.values(zip.files))
+			expect(entry.date.toISOString()).toBe('2026-01-01T00:00:00.000Z');
 	});
 });

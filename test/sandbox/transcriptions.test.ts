@@ -3,13 +3,31 @@
 // (section 6) checked with node:crypto directly.
 
 import { createHmac } from 'node:crypto';
-import type { PublicTranscriptionListResponse, PublicTranscriptionResponse, PublicTranscriptionWebhookEvent } from '../../src/api';
+import type {
+	PublicTranscriptionListResponse,
+	PublicTranscriptionResponse,
+	PublicTranscriptionWebhookEvent,
+} from '../../src/api';
 import { makeWav } from '../fixtures/media';
 import type { ReceivedHook } from './helpers';
-import { api, createJob, createSlot, expectError, expectRateLimitHeaders, GENEROUS_LIMITS, startReceiver, uploadMedia, useSandbox } from './helpers';
+import {
+	api,
+	createJob,
+	createSlot,
+	expectError,
+	expectRateLimitHeaders,
+	GENEROUS_LIMITS,
+	startReceiver,
+	uploadMedia,
+	useSandbox,
+} from './helpers';
 
 const JOB_SECONDS = 60;
-const handle = useSandbox({ jobSeconds: JOB_SECONDS, allowLocalWebhooks: true, rateLimits: GENEROUS_LIMITS });
+const handle = useSandbox({
+	jobSeconds: JOB_SECONDS,
+	allowLocalWebhooks: true,
+	rateLimits: GENEROUS_LIMITS,
+});
 const liveKey = () => handle.sandbox.keys.platinum_live.key;
 const testKey = () => handle.sandbox.keys.platinum_test.key;
 
@@ -20,15 +38,25 @@ async function snapshot(path: string, key = liveKey()): Promise<PublicTranscript
 }
 
 async function wallet(): Promise<number> {
-	return ((await api(handle.baseUrl, { path: '/api/v1/account', key: liveKey() })).json as { wallet_balance: number })
-		.wallet_balance;
+	return (
+		(await api(handle.baseUrl, { path: '/api/v1/account', key: liveKey() })).json as {
+			wallet_balance: number;
+		}
+	).wallet_balance;
 }
 
 describe('createTranscription with a live key (4.4, 3)', () => {
 	test('202 queued, then processing, then completed on the sandbox clock', async () => {
-		const uploadId = await uploadMedia(handle.baseUrl, liveKey(), { filename: 'standup.wav', seconds: 3 });
+		const uploadId = await uploadMedia(handle.baseUrl, liveKey(), {
+			filename: 'standup.wav',
+			seconds: 3,
+		});
 		const before = await wallet();
-		const response = await api(handle.baseUrl, { path: '/api/v1/transcriptions', key: liveKey(), json: { upload_id: uploadId } });
+		const response = await api(handle.baseUrl, {
+			path: '/api/v1/transcriptions',
+			key: liveKey(),
+			json: { upload_id: uploadId },
+		});
 		expect(response.status).toBe(202);
 		expectRateLimitHeaders(response);
 		const created = response.json as { job_id: string; status: string; links: { self: string } };
@@ -58,7 +86,9 @@ describe('createTranscription with a live key (4.4, 3)', () => {
 			credits_used: 1,
 			analysis: { language: 'en', dialect: 'en-US' },
 		});
-		expect(Date.parse(completed.updated_at) - Date.parse(completed.created_at)).toBe(JOB_SECONDS * 1000);
+		expect(Date.parse(completed.updated_at) - Date.parse(completed.created_at)).toBe(
+			JOB_SECONDS * 1000,
+		);
 		expect(await wallet()).toBe(before - 1);
 
 		const records = await handle.admin.records('acct_sandbox_platinum');
@@ -78,13 +108,19 @@ describe('createTranscription with a live key (4.4, 3)', () => {
 
 	test('premium_quality costs twice as much', async () => {
 		const uploadId = await uploadMedia(handle.baseUrl, liveKey(), { seconds: 2 });
-		const job = await createJob(handle.baseUrl, liveKey(), { upload_id: uploadId, model_tier: 'premium_quality' });
+		const job = await createJob(handle.baseUrl, liveKey(), {
+			upload_id: uploadId,
+			model_tier: 'premium_quality',
+		});
 		await handle.admin.advanceClock(JOB_SECONDS);
 		expect((await snapshot(job.links.self)).credits_used).toBe(2);
 	});
 
 	test('media the sandbox cannot read fails', async () => {
-		const uploadId = await uploadMedia(handle.baseUrl, liveKey(), { filename: 'noise.wav', bytes: Buffer.alloc(100, 7) });
+		const uploadId = await uploadMedia(handle.baseUrl, liveKey(), {
+			filename: 'noise.wav',
+			bytes: Buffer.alloc(100, 7),
+		});
 		const job = await createJob(handle.baseUrl, liveKey(), { upload_id: uploadId });
 		await handle.admin.advanceClock(JOB_SECONDS);
 		expect(await snapshot(job.links.self)).toMatchObject({ status: 'failed', credits_used: 0 });
@@ -103,12 +139,20 @@ describe('createTranscription with a test key (4.4, 5.6)', () => {
 	test('200 completed synchronously with a mock transcript, nothing charged', async () => {
 		const before = await wallet();
 		const uploadId = await uploadMedia(handle.baseUrl, testKey(), { filename: 'demo.wav' });
-		const response = await api(handle.baseUrl, { path: '/api/v1/transcriptions', key: testKey(), json: { upload_id: uploadId } });
+		const response = await api(handle.baseUrl, {
+			path: '/api/v1/transcriptions',
+			key: testKey(),
+			json: { upload_id: uploadId },
+		});
 		expect(response.status).toBe(200);
 		const created = response.json as { job_id: string; status: string };
 		expect(created.status).toBe('completed');
 		const job = await snapshot(`/api/v1/transcriptions/${created.job_id}`, testKey());
-		expect(job).toMatchObject({ status: 'completed', credits_used: 0, analysis: { language: 'en', dialect: 'en-US' } });
+		expect(job).toMatchObject({
+			status: 'completed',
+			credits_used: 0,
+			analysis: { language: 'en', dialect: 'en-US' },
+		});
 		expect(job.media_duration_seconds).toBeGreaterThan(0);
 		expect(await wallet()).toBe(before);
 	});
@@ -123,7 +167,9 @@ describe('createTranscription errors (4.4, 7)', () => {
 			json: { upload_id: uploadId, language: 'en' },
 		});
 		const error = expectError(response, 422, 'validation_error');
-		expect(error.details.errors).toEqual([{ location: 'body', field: 'language', message: 'is not an allowed property' }]);
+		expect(error.details.errors).toEqual([
+			{ location: 'body', field: 'language', message: 'is not an allowed property' },
+		]);
 	});
 
 	test.each([
@@ -132,7 +178,11 @@ describe('createTranscription errors (4.4, 7)', () => {
 		['an unknown output_format', { upload_id: 'upl_x', output_format: 'pdf' }],
 		['a non-boolean translate_to_hebrew', { upload_id: 'upl_x', translate_to_hebrew: 'yes' }],
 	])('%s is 422 validation_error', async (_name, json) => {
-		expectError(await api(handle.baseUrl, { path: '/api/v1/transcriptions', key: liveKey(), json }), 422, 'validation_error');
+		expectError(
+			await api(handle.baseUrl, { path: '/api/v1/transcriptions', key: liveKey(), json }),
+			422,
+			'validation_error',
+		);
 	});
 
 	test('model_tier null and the other optional fields are accepted', async () => {
@@ -140,40 +190,73 @@ describe('createTranscription errors (4.4, 7)', () => {
 		const response = await api(handle.baseUrl, {
 			path: '/api/v1/transcriptions',
 			key: liveKey(),
-			json: { upload_id: uploadId, model_tier: null, user_prompt: null, webhook_url: null, translate_to_hebrew: true, output_format: 'plain_text' },
+			json: {
+				upload_id: uploadId,
+				model_tier: null,
+				user_prompt: null,
+				webhook_url: null,
+				translate_to_hebrew: true,
+				output_format: 'plain_text',
+			},
 		});
 		expect(response.status).toBe(202);
 	});
 
 	test('a slot without bytes is 409 upload_not_available', async () => {
 		const slot = await createSlot(handle.baseUrl, liveKey(), { filename: 'a.wav', size_bytes: 10 });
-		const response = await api(handle.baseUrl, { path: '/api/v1/transcriptions', key: liveKey(), json: { upload_id: slot.upload_id } });
-		expect(expectError(response, 409, 'upload_not_available').details).toMatchObject({ state: 'awaiting_bytes' });
+		const response = await api(handle.baseUrl, {
+			path: '/api/v1/transcriptions',
+			key: liveKey(),
+			json: { upload_id: slot.upload_id },
+		});
+		expect(expectError(response, 409, 'upload_not_available').details).toMatchObject({
+			state: 'awaiting_bytes',
+		});
 	});
 
 	test('a slot already used is 409 upload_not_available (single use)', async () => {
 		const uploadId = await uploadMedia(handle.baseUrl, liveKey());
 		await createJob(handle.baseUrl, liveKey(), { upload_id: uploadId });
-		const response = await api(handle.baseUrl, { path: '/api/v1/transcriptions', key: liveKey(), json: { upload_id: uploadId } });
-		expect(expectError(response, 409, 'upload_not_available').details).toMatchObject({ state: 'consumed' });
+		const response = await api(handle.baseUrl, {
+			path: '/api/v1/transcriptions',
+			key: liveKey(),
+			json: { upload_id: uploadId },
+		});
+		expect(expectError(response, 409, 'upload_not_available').details).toMatchObject({
+			state: 'consumed',
+		});
 	});
 
 	test('an unknown slot is 404 upload_not_found', async () => {
-		const response = await api(handle.baseUrl, { path: '/api/v1/transcriptions', key: liveKey(), json: { upload_id: 'upl_nope' } });
+		const response = await api(handle.baseUrl, {
+			path: '/api/v1/transcriptions',
+			key: liveKey(),
+			json: { upload_id: 'upl_nope' },
+		});
 		expectError(response, 404, 'upload_not_found');
 	});
 
 	test("another account's slot is 404 upload_not_found", async () => {
 		const uploadId = await uploadMedia(handle.baseUrl, handle.sandbox.keys.premium_live.key);
-		const response = await api(handle.baseUrl, { path: '/api/v1/transcriptions', key: liveKey(), json: { upload_id: uploadId } });
+		const response = await api(handle.baseUrl, {
+			path: '/api/v1/transcriptions',
+			key: liveKey(),
+			json: { upload_id: uploadId },
+		});
 		expectError(response, 404, 'upload_not_found');
 	});
 
 	test('a slot older than 30 minutes is 410 upload_slot_expired, bytes or not', async () => {
 		const uploadId = await uploadMedia(handle.baseUrl, liveKey());
 		await handle.admin.advanceClock(30 * 60);
-		const response = await api(handle.baseUrl, { path: '/api/v1/transcriptions', key: liveKey(), json: { upload_id: uploadId } });
-		expect(expectError(response, 410, 'upload_slot_expired').details).toMatchObject({ upload_id: uploadId });
+		const response = await api(handle.baseUrl, {
+			path: '/api/v1/transcriptions',
+			key: liveKey(),
+			json: { upload_id: uploadId },
+		});
+		expect(expectError(response, 410, 'upload_slot_expired').details).toMatchObject({
+			upload_id: uploadId,
+		});
 	});
 });
 
@@ -182,12 +265,24 @@ describe('Idempotency-Key on POST /transcriptions (8)', () => {
 		const uploadId = await uploadMedia(handle.baseUrl, liveKey());
 		const headers = { 'idempotency-key': 'job-replay-1' };
 		const body = { upload_id: uploadId, output_format: 'srt' };
-		const first = await api(handle.baseUrl, { path: '/api/v1/transcriptions', key: liveKey(), json: body, headers });
-		const retry = await api(handle.baseUrl, { path: '/api/v1/transcriptions', key: liveKey(), json: body, headers });
+		const first = await api(handle.baseUrl, {
+			path: '/api/v1/transcriptions',
+			key: liveKey(),
+			json: body,
+			headers,
+		});
+		const retry = await api(handle.baseUrl, {
+			path: '/api/v1/transcriptions',
+			key: liveKey(),
+			json: body,
+			headers,
+		});
 		expect(first.status).toBe(202);
 		expect(retry.status).toBe(202);
 		expect(retry.json).toEqual(first.json);
-		const jobs = (await handle.admin.records('acct_sandbox_platinum')).jobs.filter((job) => job.idempotency_key === 'job-replay-1');
+		const jobs = (await handle.admin.records('acct_sandbox_platinum')).jobs.filter(
+			(job) => job.idempotency_key === 'job-replay-1',
+		);
 		expect(jobs).toHaveLength(1);
 		expect(jobs[0].idempotent_replays).toBe(1);
 	});
@@ -195,7 +290,12 @@ describe('Idempotency-Key on POST /transcriptions (8)', () => {
 	test('a different body is 409 idempotency_mismatch', async () => {
 		const uploadId = await uploadMedia(handle.baseUrl, liveKey());
 		const headers = { 'idempotency-key': 'job-mismatch' };
-		await api(handle.baseUrl, { path: '/api/v1/transcriptions', key: liveKey(), json: { upload_id: uploadId }, headers });
+		await api(handle.baseUrl, {
+			path: '/api/v1/transcriptions',
+			key: liveKey(),
+			json: { upload_id: uploadId },
+			headers,
+		});
 		const response = await api(handle.baseUrl, {
 			path: '/api/v1/transcriptions',
 			key: liveKey(),
@@ -206,12 +306,38 @@ describe('Idempotency-Key on POST /transcriptions (8)', () => {
 	});
 
 	test('an error is not stored: the retry runs again once the bytes are there', async () => {
-		const slot = await createSlot(handle.baseUrl, liveKey(), { filename: 'retry.wav', size_bytes: makeWav({ seconds: 1 }).length });
+		const slot = await createSlot(handle.baseUrl, liveKey(), {
+			filename: 'retry.wav',
+			size_bytes: makeWav({ seconds: 1 }).length,
+		});
 		const headers = { 'idempotency-key': 'job-after-error' };
 		const body = { upload_id: slot.upload_id };
-		expectError(await api(handle.baseUrl, { path: '/api/v1/transcriptions', key: liveKey(), json: body, headers }), 409, 'upload_not_available');
-		await api(handle.baseUrl, { method: 'PUT', path: slot.upload_url, key: liveKey(), body: makeWav({ seconds: 1 }) });
-		expect((await api(handle.baseUrl, { path: '/api/v1/transcriptions', key: liveKey(), json: body, headers })).status).toBe(202);
+		expectError(
+			await api(handle.baseUrl, {
+				path: '/api/v1/transcriptions',
+				key: liveKey(),
+				json: body,
+				headers,
+			}),
+			409,
+			'upload_not_available',
+		);
+		await api(handle.baseUrl, {
+			method: 'PUT',
+			path: slot.upload_url,
+			key: liveKey(),
+			body: makeWav({ seconds: 1 }),
+		});
+		expect(
+			(
+				await api(handle.baseUrl, {
+					path: '/api/v1/transcriptions',
+					key: liveKey(),
+					json: body,
+					headers,
+				})
+			).status,
+		).toBe(202);
 	});
 });
 
@@ -223,7 +349,11 @@ describe('getTranscription: ETag and 304 (4.6)', () => {
 		const etag = first.headers.etag;
 		expect(etag).toMatch(/^"[^"]+"$/);
 
-		const notModified = await api(handle.baseUrl, { path: job.links.self, key: liveKey(), headers: { 'if-none-match': etag } });
+		const notModified = await api(handle.baseUrl, {
+			path: job.links.self,
+			key: liveKey(),
+			headers: { 'if-none-match': etag },
+		});
 		expect(notModified.status).toBe(304);
 		expect(notModified.bytes.length).toBe(0);
 		expect(notModified.headers.etag).toBe(etag);
@@ -231,7 +361,11 @@ describe('getTranscription: ETag and 304 (4.6)', () => {
 		expectRateLimitHeaders(notModified);
 
 		await handle.admin.advanceClock(JOB_SECONDS);
-		const changed = await api(handle.baseUrl, { path: job.links.self, key: liveKey(), headers: { 'if-none-match': etag } });
+		const changed = await api(handle.baseUrl, {
+			path: job.links.self,
+			key: liveKey(),
+			headers: { 'if-none-match': etag },
+		});
 		expect(changed.status).toBe(200);
 		expect(changed.headers.etag).not.toBe(etag);
 		expect((changed.json as PublicTranscriptionResponse).status).toBe('completed');
@@ -250,13 +384,20 @@ describe('getTranscription: ETag and 304 (4.6)', () => {
 	});
 
 	test('an unknown job is 404 job_not_found', async () => {
-		expectError(await api(handle.baseUrl, { path: '/api/v1/transcriptions/job_nope', key: liveKey() }), 404, 'job_not_found');
+		expectError(
+			await api(handle.baseUrl, { path: '/api/v1/transcriptions/job_nope', key: liveKey() }),
+			404,
+			'job_not_found',
+		);
 	});
 
 	test("another account's job is 404 job_not_found", async () => {
 		const uploadId = await uploadMedia(handle.baseUrl, liveKey());
 		const job = await createJob(handle.baseUrl, liveKey(), { upload_id: uploadId });
-		const response = await api(handle.baseUrl, { path: job.links.self, key: handle.sandbox.keys.premium_live.key });
+		const response = await api(handle.baseUrl, {
+			path: job.links.self,
+			key: handle.sandbox.keys.premium_live.key,
+		});
 		expectError(response, 404, 'job_not_found');
 	});
 });
@@ -284,7 +425,11 @@ describe('listTranscriptions (4.5)', () => {
 		const page = await list();
 		expect(page.items.map((item) => item.job_id)).toEqual([...jobIds].reverse());
 		expect(page.total).toBe(5);
-		expect(page.links).toEqual({ self: '/api/v1/transcriptions?limit=20&cursor=0', next: null, prev: null });
+		expect(page.links).toEqual({
+			self: '/api/v1/transcriptions?limit=20&cursor=0',
+			next: null,
+			prev: null,
+		});
 	});
 
 	test('limit and cursor page through with next and prev links', async () => {
@@ -346,12 +491,17 @@ describe('terminal webhook events (6)', () => {
 
 	async function hooksFor(jobId: string): Promise<ReceivedHook[]> {
 		await handle.admin.webhookDeliveries({ waitIdle: true });
-		return receiver.received.filter((hook) => (JSON.parse(hook.body) as { job_id: string }).job_id === jobId);
+		return receiver.received.filter(
+			(hook) => (JSON.parse(hook.body) as { job_id: string }).job_id === jobId,
+		);
 	}
 
 	test('transcription.completed, signed with the account secret, absolute links, created_at = terminal time', async () => {
 		const uploadId = await uploadMedia(handle.baseUrl, liveKey());
-		const job = await createJob(handle.baseUrl, liveKey(), { upload_id: uploadId, webhook_url: receiver.url });
+		const job = await createJob(handle.baseUrl, liveKey(), {
+			upload_id: uploadId,
+			webhook_url: receiver.url,
+		});
 		expect(await hooksFor(job.job_id)).toEqual([]);
 		await handle.admin.advanceClock(JOB_SECONDS);
 		const [hook] = await hooksFor(job.job_id);
@@ -363,7 +513,10 @@ describe('terminal webhook events (6)', () => {
 			job_id: job.job_id,
 			status: 'completed',
 			created_at: completed.updated_at,
-			links: { self: `${handle.baseUrl}${job.links.self}`, artifact: `${handle.baseUrl}${job.links.self}/artifact` },
+			links: {
+				self: `${handle.baseUrl}${job.links.self}`,
+				artifact: `${handle.baseUrl}${job.links.self}/artifact`,
+			},
 		});
 		expect(hook.headers['x-service-event']).toBe('transcription.completed');
 		expect(hook.headers['x-service-event-id']).toBe(event.event_id);
@@ -372,24 +525,38 @@ describe('terminal webhook events (6)', () => {
 
 	test('transcription.failed carries links.artifact null', async () => {
 		const uploadId = await uploadMedia(handle.baseUrl, liveKey());
-		const job = await createJob(handle.baseUrl, liveKey(), { upload_id: uploadId, webhook_url: receiver.url });
+		const job = await createJob(handle.baseUrl, liveKey(), {
+			upload_id: uploadId,
+			webhook_url: receiver.url,
+		});
 		await handle.admin.failJob(job.job_id);
 		const [hook] = await hooksFor(job.job_id);
 		const event = verify(hook, handle.sandbox.keys.platinum_live.signing_secret);
-		expect(event).toMatchObject({ event: 'transcription.failed', status: 'failed', links: { artifact: null } });
+		expect(event).toMatchObject({
+			event: 'transcription.failed',
+			status: 'failed',
+			links: { artifact: null },
+		});
 		expect(hook.headers['x-service-event']).toBe('transcription.failed');
 	});
 
 	test('a test-key job still sends its event', async () => {
 		const uploadId = await uploadMedia(handle.baseUrl, testKey());
-		const job = await createJob(handle.baseUrl, testKey(), { upload_id: uploadId, webhook_url: receiver.url });
+		const job = await createJob(handle.baseUrl, testKey(), {
+			upload_id: uploadId,
+			webhook_url: receiver.url,
+		});
 		const [hook] = await hooksFor(job.job_id);
-		expect(verify(hook, handle.sandbox.keys.platinum_test.signing_secret)).toMatchObject({ event: 'transcription.completed' });
+		expect(verify(hook, handle.sandbox.keys.platinum_test.signing_secret)).toMatchObject({
+			event: 'transcription.completed',
+		});
 	});
 
 	test('every attempt is in the admin delivery log', async () => {
 		const deliveries = await handle.admin.webhookDeliveries();
 		expect(deliveries.length).toBeGreaterThanOrEqual(3);
-		expect(deliveries.every((delivery) => delivery.url === receiver.url && delivery.status_code === 200)).toBe(true);
+		expect(
+			deliveries.every((delivery) => delivery.url === receiver.url && delivery.status_code === 200),
+		).toBe(true);
 	});
 });

@@ -4,7 +4,14 @@
 
 import { createHmac } from 'node:crypto';
 import type { PublicWebhookTestDelivery, PublicWebhookTestResponse } from '../../src/api';
-import { api, expectError, expectRateLimitHeaders, startReceiver, uploadMedia, useSandbox } from './helpers';
+import {
+	api,
+	expectError,
+	expectRateLimitHeaders,
+	startReceiver,
+	uploadMedia,
+	useSandbox,
+} from './helpers';
 
 const strict = useSandbox();
 const local = useSandbox({ allowLocalWebhooks: true });
@@ -26,7 +33,11 @@ describe('createTranscription webhook_url (4.4)', () => {
 			json: { upload_id: uploadId, webhook_url: webhookUrl },
 		});
 		expect(expectError(response, 400, code).details).toMatchObject({ webhook_url: webhookUrl });
-		const retry = await api(strict.baseUrl, { path: '/api/v1/transcriptions', key, json: { upload_id: uploadId } });
+		const retry = await api(strict.baseUrl, {
+			path: '/api/v1/transcriptions',
+			key,
+			json: { upload_id: uploadId },
+		});
 		expect(retry.status).toBe(202);
 	});
 });
@@ -45,7 +56,11 @@ describe('testWebhook: POST /webhooks/test (4.9)', () => {
 	});
 
 	test('a missing webhook_url is 422 validation_error', async () => {
-		const response = await api(strict.baseUrl, { path: '/api/v1/webhooks/test', key: strict.sandbox.keys.platinum_live.key, json: {} });
+		const response = await api(strict.baseUrl, {
+			path: '/api/v1/webhooks/test',
+			key: strict.sandbox.keys.platinum_live.key,
+			json: {},
+		});
 		expectError(response, 422, 'validation_error');
 	});
 
@@ -61,16 +76,29 @@ describe('testWebhook: POST /webhooks/test (4.9)', () => {
 			expectRateLimitHeaders(response);
 			expect(response.headers['x-ratelimit-limit']).toBe('10');
 			const result = response.json as PublicWebhookTestResponse;
-			expect(result).toEqual({ ok: true, event_id: expect.any(String), delivered: true, status_code: 200, error: null });
+			expect(result).toEqual({
+				ok: true,
+				event_id: expect.any(String),
+				delivered: true,
+				status_code: 200,
+				error: null,
+			});
 
 			expect(receiver.received).toHaveLength(1);
 			const [hook] = receiver.received;
 			const timestamp = String(hook.headers['x-service-timestamp']);
-			const digest = createHmac('sha256', local.sandbox.keys.premium_live.signing_secret).update(`${timestamp}.${hook.body}`).digest('hex');
+			const digest = createHmac('sha256', local.sandbox.keys.premium_live.signing_secret)
+				.update(`${timestamp}.${hook.body}`)
+				.digest('hex');
 			expect(hook.headers['x-service-signature']).toBe(`v1=${digest}`);
 			expect(hook.headers['x-service-event']).toBe('webhook.test');
 			const body = JSON.parse(hook.body) as PublicWebhookTestDelivery;
-			expect(body).toMatchObject({ event: 'transcription.failed', event_id: result.event_id, status: 'completed', test_mode: true });
+			expect(body).toMatchObject({
+				event: 'transcription.failed',
+				event_id: result.event_id,
+				status: 'completed',
+				test_mode: true,
+			});
 		} finally {
 			await receiver.close();
 		}

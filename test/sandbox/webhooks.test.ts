@@ -2,7 +2,11 @@
 // sandbox clock moved by advances, and signatures checked with node:crypto directly (not our verifier).
 
 import { createHmac } from 'node:crypto';
-import http, { type IncomingHttpHeaders, type IncomingMessage, type ServerResponse } from 'node:http';
+import http, {
+	type IncomingHttpHeaders,
+	type IncomingMessage,
+	type ServerResponse,
+} from 'node:http';
 import type { AddressInfo } from 'node:net';
 
 import type { PublicTranscriptionWebhookEvent, PublicWebhookTestDelivery } from '../../src/api';
@@ -23,7 +27,8 @@ const HOUR = 3600;
 const FORBIDDEN_MESSAGE =
 	'webhook_url resolves to a forbidden network range (loopback, private, link-local, multicast or reserved)';
 
-type Reply = number | 'reset' | 'hang' | ((request: IncomingMessage, response: ServerResponse) => void);
+type Reply =
+	number | 'reset' | 'hang' | ((request: IncomingMessage, response: ServerResponse) => void);
 
 interface Received {
 	path: string;
@@ -58,7 +63,9 @@ class Receiver {
 	}
 
 	bodies(): PublicTranscriptionWebhookEvent[] {
-		return this.received.map((request) => JSON.parse(request.body.toString('utf8')) as PublicTranscriptionWebhookEvent);
+		return this.received.map(
+			(request) => JSON.parse(request.body.toString('utf8')) as PublicTranscriptionWebhookEvent,
+		);
 	}
 
 	/** Resolves once `count` requests have arrived. */
@@ -77,13 +84,20 @@ class Receiver {
 		request.on('data', (chunk: Buffer) => chunks.push(chunk));
 		request.on('end', () => {
 			const reply = this.replies[this.received.length] ?? 200;
-			this.received.push({ path: request.url ?? '', headers: request.headers, body: Buffer.concat(chunks) });
-			for (const waiter of this.waiters.filter(({ count }) => this.received.length >= count)) waiter.resolve();
+			this.received.push({
+				path: request.url ?? '',
+				headers: request.headers,
+				body: Buffer.concat(chunks),
+			});
+			for (const waiter of this.waiters.filter(({ count }) => this.received.length >= count))
+				waiter.resolve();
 			if (reply === 'reset') request.socket.destroy();
 			else if (reply === 'hang') return;
 			else if (typeof reply === 'function') reply(request, response);
-			else if (reply >= 300 && reply < 400) response.writeHead(reply, { Location: '/followed' }).end();
-			else response.writeHead(reply, { 'Content-Type': 'application/json' }).end('{"received":true}');
+			else if (reply >= 300 && reply < 400)
+				response.writeHead(reply, { Location: '/followed' }).end();
+			else
+				response.writeHead(reply, { 'Content-Type': 'application/json' }).end('{"received":true}');
 		});
 	}
 }
@@ -140,7 +154,11 @@ function dispatcher(overrides: Partial<WebhookDispatcherOptions> = {}): {
 }
 
 /** Advances the sandbox clock by `seconds`, then waits for whatever became due. */
-async function advance(clock: SandboxClock, webhooks: WebhookDispatcher, seconds: number): Promise<void> {
+async function advance(
+	clock: SandboxClock,
+	webhooks: WebhookDispatcher,
+	seconds: number,
+): Promise<void> {
 	clock.advance(seconds);
 	await webhooks.whenIdle();
 }
@@ -188,12 +206,16 @@ describe('forbidden address ranges', () => {
 	});
 
 	// Classified as strings only: no test sends anything to these.
-	it.each(['8.8.8.8', '1.1.1.1', '172.32.0.1', '100.128.0.1', '::ffff:8.8.8.8', '2606:4700:4700::1111'])(
-		'%s is a public address',
-		(address) => {
-			expect(isForbiddenAddress(address)).toBe(false);
-		},
-	);
+	it.each([
+		'8.8.8.8',
+		'1.1.1.1',
+		'172.32.0.1',
+		'100.128.0.1',
+		'::ffff:8.8.8.8',
+		'2606:4700:4700::1111',
+	])('%s is a public address', (address) => {
+		expect(isForbiddenAddress(address)).toBe(false);
+	});
 });
 
 describe('validateTarget', () => {
@@ -241,7 +263,11 @@ describe('validateTarget', () => {
 		])('%s → invalid_webhook_url, without asking DNS', async (url, message) => {
 			const resolveHost = jest.fn<ReturnType<HostResolver>, Parameters<HostResolver>>();
 			const { webhooks } = dispatcher({ allowLocalWebhooks: false, resolveHost });
-			await expect(webhooks.validateTarget(url)).resolves.toEqual({ ok: false, code: 'invalid_webhook_url', message });
+			await expect(webhooks.validateTarget(url)).resolves.toEqual({
+				ok: false,
+				code: 'invalid_webhook_url',
+				message,
+			});
 			expect(resolveHost).not.toHaveBeenCalled();
 		});
 
@@ -251,7 +277,9 @@ describe('validateTarget', () => {
 				{ address: '10.20.30.40', family: 4 },
 			]);
 			const { webhooks } = dispatcher({ allowLocalWebhooks: false, resolveHost });
-			await expect(webhooks.validateTarget('https://hooks.customer.internal/hook')).resolves.toMatchObject({
+			await expect(
+				webhooks.validateTarget('https://hooks.customer.internal/hook'),
+			).resolves.toMatchObject({
 				ok: false,
 				code: 'webhook_url_forbidden_target',
 			});
@@ -264,7 +292,9 @@ describe('validateTarget', () => {
 				{ address: '2606:4700:4700::1111', family: 6 },
 			];
 			const { webhooks } = dispatcher({ allowLocalWebhooks: false, resolveHost });
-			await expect(webhooks.validateTarget('https://hooks.customer.internal:443/hook')).resolves.toEqual({ ok: true });
+			await expect(
+				webhooks.validateTarget('https://hooks.customer.internal:443/hook'),
+			).resolves.toEqual({ ok: true });
 		});
 
 		it('refuses a name DNS cannot resolve', async () => {
@@ -272,11 +302,13 @@ describe('validateTarget', () => {
 				throw Object.assign(new Error('getaddrinfo ENOTFOUND'), { code: 'ENOTFOUND' });
 			};
 			const { webhooks } = dispatcher({ allowLocalWebhooks: false, resolveHost });
-			await expect(webhooks.validateTarget('https://gone.customer.internal/hook')).resolves.toEqual({
-				ok: false,
-				code: 'invalid_webhook_url',
-				message: 'webhook_url hostname "gone.customer.internal" does not resolve',
-			});
+			await expect(webhooks.validateTarget('https://gone.customer.internal/hook')).resolves.toEqual(
+				{
+					ok: false,
+					code: 'invalid_webhook_url',
+					message: 'webhook_url hostname "gone.customer.internal" does not resolve',
+				},
+			);
 		});
 	});
 
@@ -284,12 +316,17 @@ describe('validateTarget', () => {
 		it('keeps HTTPS on port 443 for a name with public addresses', async () => {
 			const resolveHost: HostResolver = async () => [{ address: '8.8.8.8', family: 4 }];
 			const { webhooks } = dispatcher({ allowLocalWebhooks: true, resolveHost });
-			await expect(webhooks.validateTarget('http://public.customer.internal:5678/hook')).resolves.toEqual({
+			await expect(
+				webhooks.validateTarget('http://public.customer.internal:5678/hook'),
+			).resolves.toEqual({
 				ok: false,
 				code: 'invalid_webhook_url',
-				message: 'webhook_url must be an https:// URL (http:// is allowed only for loopback targets)',
+				message:
+					'webhook_url must be an https:// URL (http:// is allowed only for loopback targets)',
 			});
-			await expect(webhooks.validateTarget('https://public.customer.internal:8443/hook')).resolves.toEqual({
+			await expect(
+				webhooks.validateTarget('https://public.customer.internal:8443/hook'),
+			).resolves.toEqual({
 				ok: false,
 				code: 'invalid_webhook_url',
 				message: 'webhook_url must use port 443 (got 8443)',
@@ -329,11 +366,15 @@ describe('validateTarget', () => {
 				{ address: '192.168.1.20', family: 4 },
 			];
 			const { webhooks } = dispatcher({ allowLocalWebhooks: true, resolveHost });
-			await expect(webhooks.validateTarget('http://mixed.customer.internal:5678/hook')).resolves.toMatchObject({
+			await expect(
+				webhooks.validateTarget('http://mixed.customer.internal:5678/hook'),
+			).resolves.toMatchObject({
 				ok: false,
 				code: 'webhook_url_forbidden_target',
 			});
-			await expect(webhooks.validateTarget('https://mixed.customer.internal/hook')).resolves.toMatchObject({
+			await expect(
+				webhooks.validateTarget('https://mixed.customer.internal/hook'),
+			).resolves.toMatchObject({
 				ok: false,
 				code: 'webhook_url_forbidden_target',
 			});
@@ -399,7 +440,9 @@ describe('event delivery', () => {
 		await webhooks.whenIdle();
 
 		const [received] = target.received;
-		expect(received.body.toString('latin1')).toContain('"job_id":"job_\\u05e9\\u05dc\\u05d5\\u05dd"');
+		expect(received.body.toString('latin1')).toContain(
+			'"job_id":"job_\\u05e9\\u05dc\\u05d5\\u05dd"',
+		);
 		expect(received.headers['x-service-signature']).toBe(expectedSignature(SECRET, received));
 	});
 
@@ -410,30 +453,40 @@ describe('event delivery', () => {
 		['408', 408, 408, 'target answered 408'],
 		['425', 425, 425, 'target answered 425'],
 		['a connection reset', 'reset', null, 'connection reset'],
-	])('retries after %s, re-signed with a fresh timestamp and the same event_id', async (_name, reply, status, error) => {
-		const target = await receiver([reply, 200]);
-		const { clock, webhooks } = dispatcher();
+	])(
+		'retries after %s, re-signed with a fresh timestamp and the same event_id',
+		async (_name, reply, status, error) => {
+			const target = await receiver([reply, 200]);
+			const { clock, webhooks } = dispatcher();
 
-		webhooks.enqueue({ url: target.url(), secret: SECRET, event: completedEvent('3') });
-		await webhooks.whenIdle();
-		expect(target.received).toHaveLength(1);
-		await advance(clock, webhooks, HOUR);
+			webhooks.enqueue({ url: target.url(), secret: SECRET, event: completedEvent('3') });
+			await webhooks.whenIdle();
+			expect(target.received).toHaveLength(1);
+			await advance(clock, webhooks, HOUR);
 
-		expect(target.received).toHaveLength(2);
-		expect(target.received.map((received) => received.headers['x-service-timestamp'])).toEqual([
-			String(FROZEN_SECONDS),
-			String(FROZEN_SECONDS + HOUR),
-		]);
-		expect(target.received.map((received) => received.headers['x-service-event-id'])).toEqual(['evt_3', 'evt_3']);
-		for (const received of target.received) {
-			expect(received.headers['x-service-signature']).toBe(expectedSignature(SECRET, received));
-			expect(received.body.toString('utf8')).toBe(canonicalJson(completedEvent('3')));
-		}
-		expect(webhooks.deliveries().map(({ attempt, status_code, error }) => ({ attempt, status_code, error }))).toEqual([
-			{ attempt: 1, status_code: status, error },
-			{ attempt: 2, status_code: 200, error: null },
-		]);
-	});
+			expect(target.received).toHaveLength(2);
+			expect(target.received.map((received) => received.headers['x-service-timestamp'])).toEqual([
+				String(FROZEN_SECONDS),
+				String(FROZEN_SECONDS + HOUR),
+			]);
+			expect(target.received.map((received) => received.headers['x-service-event-id'])).toEqual([
+				'evt_3',
+				'evt_3',
+			]);
+			for (const received of target.received) {
+				expect(received.headers['x-service-signature']).toBe(expectedSignature(SECRET, received));
+				expect(received.body.toString('utf8')).toBe(canonicalJson(completedEvent('3')));
+			}
+			expect(
+				webhooks
+					.deliveries()
+					.map(({ attempt, status_code, error }) => ({ attempt, status_code, error })),
+			).toEqual([
+				{ attempt: 1, status_code: status, error },
+				{ attempt: 2, status_code: 200, error: null },
+			]);
+		},
+	);
 
 	it('succeeds on the fifth attempt after four different failures', async () => {
 		const target = await receiver([500, 429, 'reset', 408, 204]);
@@ -443,14 +496,18 @@ describe('event delivery', () => {
 		await webhooks.whenIdle();
 		for (let step = 0; step < 4; step++) await advance(clock, webhooks, 3 * HOUR);
 
-		expect(webhooks.deliveries().map(({ attempt, status_code, error }) => [attempt, status_code, error])).toEqual([
+		expect(
+			webhooks.deliveries().map(({ attempt, status_code, error }) => [attempt, status_code, error]),
+		).toEqual([
 			[1, 500, 'target answered 500'],
 			[2, 429, 'target answered 429'],
 			[3, null, 'connection reset'],
 			[4, 408, 'target answered 408'],
 			[5, 204, null],
 		]);
-		expect(new Set(target.received.map((received) => received.headers['x-service-timestamp'])).size).toBe(5);
+		expect(
+			new Set(target.received.map((received) => received.headers['x-service-timestamp'])).size,
+		).toBe(5);
 	});
 
 	it('gives up after 5 attempts', async () => {
@@ -494,9 +551,11 @@ describe('event delivery', () => {
 		const gaps = startedAt.slice(1).map((at, index) => at - startedAt[index]);
 		expect(gaps).toEqual([60, 540, 3000, 7200]);
 		expect(startedAt[4] - startedAt[0]).toBe(3 * HOUR);
-		expect(target.received.map((received) => Number(received.headers['x-service-timestamp']) - FROZEN_SECONDS)).toEqual([
-			0, 60, 600, 3600, 10800,
-		]);
+		expect(
+			target.received.map(
+				(received) => Number(received.headers['x-service-timestamp']) - FROZEN_SECONDS,
+			),
+		).toEqual([0, 60, 600, 3600, 10800]);
 	});
 
 	it.each([
@@ -524,11 +583,13 @@ describe('event delivery', () => {
 		await target.waitFor(3);
 		await webhooks.whenIdle();
 
-		expect(webhooks.deliveries().map(({ attempt, status_code }) => [attempt, status_code])).toEqual([
-			[1, 500],
-			[2, 502],
-			[3, 200],
-		]);
+		expect(webhooks.deliveries().map(({ attempt, status_code }) => [attempt, status_code])).toEqual(
+			[
+				[1, 500],
+				[2, 502],
+				[3, 200],
+			],
+		);
 	});
 
 	it('stops an attempt at the request timeout and retries it', async () => {
@@ -557,13 +618,18 @@ describe('event delivery', () => {
 		webhooks.enqueue({ url, secret: SECRET, event: completedEvent('11') });
 		await webhooks.whenIdle();
 
-		expect(target.received.map((received) => received.headers.host)).toEqual([`hooks.customer.internal:${target.port}`]);
+		expect(target.received.map((received) => received.headers.host)).toEqual([
+			`hooks.customer.internal:${target.port}`,
+		]);
 		expect(resolveHost).toHaveBeenCalledTimes(2);
 	});
 
 	it('re-checks the target before every attempt and sends nothing once DNS points at a private address', async () => {
 		const target = await receiver();
-		const answers = [[{ address: '127.0.0.1', family: 4 as const }], [{ address: '10.0.0.7', family: 4 as const }]];
+		const answers = [
+			[{ address: '127.0.0.1', family: 4 as const }],
+			[{ address: '10.0.0.7', family: 4 as const }],
+		];
 		const resolveHost: HostResolver = async () => answers.shift() ?? [];
 		const { clock, webhooks } = dispatcher({ resolveHost });
 		const url = `http://rebinding.customer.internal:${target.port}/hook`;
@@ -574,9 +640,9 @@ describe('event delivery', () => {
 		await advance(clock, webhooks, 24 * HOUR);
 
 		expect(target.received).toHaveLength(0);
-		expect(webhooks.deliveries().map(({ attempt, status_code, error }) => [attempt, status_code, error])).toEqual([
-			[1, null, `not sent: ${FORBIDDEN_MESSAGE}`],
-		]);
+		expect(
+			webhooks.deliveries().map(({ attempt, status_code, error }) => [attempt, status_code, error]),
+		).toEqual([[1, null, `not sent: ${FORBIDDEN_MESSAGE}`]]);
 	});
 
 	it('retries when the target stops resolving for a while', async () => {
@@ -590,7 +656,9 @@ describe('event delivery', () => {
 		await webhooks.whenIdle();
 		await advance(clock, webhooks, HOUR);
 
-		expect(webhooks.deliveries().map(({ attempt, status_code, error }) => [attempt, status_code, error])).toEqual([
+		expect(
+			webhooks.deliveries().map(({ attempt, status_code, error }) => [attempt, status_code, error]),
+		).toEqual([
 			[1, null, 'not sent: webhook_url hostname "flaky-dns.customer.internal" does not resolve'],
 			[2, 200, null],
 		]);
@@ -608,7 +676,9 @@ describe('event delivery', () => {
 		await webhooks.whenIdle();
 
 		expect(target.received).toHaveLength(1);
-		expect(webhooks.deliveries().map(({ error }) => error)).toEqual(['cancelled: the sandbox is shutting down']);
+		expect(webhooks.deliveries().map(({ error }) => error)).toEqual([
+			'cancelled: the sandbox is shutting down',
+		]);
 	});
 });
 
@@ -629,7 +699,13 @@ describe('sendTest (POST /webhooks/test)', () => {
 		expect(target.received).toHaveLength(1);
 		const [received] = target.received;
 		const body = JSON.parse(received.body.toString('utf8')) as PublicWebhookTestDelivery;
-		expect(response).toEqual({ ok: true, event_id: body.event_id, delivered: true, status_code: 200, error: null });
+		expect(response).toEqual({
+			ok: true,
+			event_id: body.event_id,
+			delivered: true,
+			status_code: 200,
+			error: null,
+		});
 		expect(body).toEqual({
 			event: 'transcription.failed',
 			event_id: expect.stringMatching(/^evt_test_[0-9a-f]+$/),
@@ -647,7 +723,14 @@ describe('sendTest (POST /webhooks/test)', () => {
 		expect(received.headers['x-service-timestamp']).toBe(String(FROZEN_SECONDS));
 		expect(received.headers['x-service-signature']).toBe(expectedSignature(SECRET, received));
 		expect(webhooks.deliveries()).toMatchObject([
-			{ kind: 'test', event_id: body.event_id, event: 'transcription.failed', attempt: 1, status_code: 200, error: null },
+			{
+				kind: 'test',
+				event_id: body.event_id,
+				event: 'transcription.failed',
+				attempt: 1,
+				status_code: 200,
+				error: null,
+			},
 		]);
 	});
 
@@ -698,7 +781,12 @@ describe('sendTest (POST /webhooks/test)', () => {
 		await closed.close();
 		const { webhooks } = dispatcher();
 
-		const response = await webhooks.sendTest({ url, secret: SECRET, eventType: 'transcription.completed', baseUrl });
+		const response = await webhooks.sendTest({
+			url,
+			secret: SECRET,
+			eventType: 'transcription.completed',
+			baseUrl,
+		});
 
 		expect(response).toEqual({
 			ok: true,
@@ -726,7 +814,10 @@ describe('faults', () => {
 		await webhooks.whenIdle();
 
 		expect(target.received).toHaveLength(2);
-		expect(target.received.map((received) => received.headers['x-service-event-id'])).toEqual(['evt_20', 'evt_20']);
+		expect(target.received.map((received) => received.headers['x-service-event-id'])).toEqual([
+			'evt_20',
+			'evt_20',
+		]);
 		expect(target.received.map((received) => received.headers['x-service-timestamp'])).toEqual([
 			String(FROZEN_SECONDS),
 			String(FROZEN_SECONDS + 7),
@@ -772,7 +863,11 @@ describe('faults', () => {
 			const before = target.received.length;
 			webhooks.setRandom(mulberry32(seed));
 			for (let index = 0; index < 12; index++) {
-				webhooks.enqueue({ url: target.url(), secret: SECRET, event: completedEvent(`seeded_${index}`) });
+				webhooks.enqueue({
+					url: target.url(),
+					secret: SECRET,
+					event: completedEvent(`seeded_${index}`),
+				});
 				await webhooks.whenIdle();
 			}
 			// The last event may still be held: a final event for the same URL releases it.
@@ -780,7 +875,10 @@ describe('faults', () => {
 			webhooks.enqueue({ url: target.url(), secret: SECRET, event: completedEvent('flush') });
 			await webhooks.whenIdle();
 			webhooks.setFaults({ duplicateProbability: 0.5, reorderProbability: 0.5 });
-			return target.bodies().slice(before).map(({ event_id }) => event_id);
+			return target
+				.bodies()
+				.slice(before)
+				.map(({ event_id }) => event_id);
 		};
 
 		const first = await runWithSeed(2026);
@@ -790,6 +888,9 @@ describe('faults', () => {
 		const uniqueInOrder = first.filter((eventId, index) => first.indexOf(eventId) === index);
 		expect(new Set(first).size).toBe(13);
 		expect(first.length).toBeGreaterThan(13);
-		expect(uniqueInOrder).not.toEqual([...Array.from({ length: 12 }, (_, index) => `evt_seeded_${index}`), 'evt_flush']);
+		expect(uniqueInOrder).not.toEqual([
+			...Array.from({ length: 12 }, (_, index) => `evt_seeded_${index}`),
+			'evt_flush',
+		]);
 	});
 });

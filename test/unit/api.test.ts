@@ -33,10 +33,12 @@ describe('operations (spec sections 4 and 9)', () => {
 	it('fills path parameters, percent-encoding them', () => {
 		expect(buildPath('uploadBinary', { upload_id: 'upl_1' })).toBe('/uploads/upl_1/binary');
 		expect(buildPath('getTranscription', { job_id: 'a/../b' })).toBe('/transcriptions/a%2F..%2Fb');
-		expect(buildPath('getTranscriptionArtifactByExtension', { job_id: 'j1', path_format: 'pdf' })).toBe(
-			'/transcriptions/j1/artifact.pdf',
+		expect(
+			buildPath('getTranscriptionArtifactByExtension', { job_id: 'j1', path_format: 'pdf' }),
+		).toBe('/transcriptions/j1/artifact.pdf');
+		expect(() => buildPath('getTranscription')).toThrow(
+			'Missing path parameter "job_id" for getTranscription',
 		);
-		expect(() => buildPath('getTranscription')).toThrow('Missing path parameter "job_id" for getTranscription');
 	});
 
 	it('prepends a prefix exactly once, with or without slashes', () => {
@@ -50,7 +52,9 @@ describe('operations (spec sections 4 and 9)', () => {
 		expect(resolveLink('http://127.0.0.1:4010/', '/api/v1/transcriptions/j1')).toBe(
 			'http://127.0.0.1:4010/api/v1/transcriptions/j1',
 		);
-		expect(resolveLink('https://svc.example', 'https://other.example/x')).toBe('https://other.example/x');
+		expect(resolveLink('https://svc.example', 'https://other.example/x')).toBe(
+			'https://other.example/x',
+		);
 	});
 });
 
@@ -59,9 +63,12 @@ describe('statuses (spec section 3)', () => {
 		expect(isTerminalStatus(status)).toBe(true);
 	});
 
-	it.each(['queued', 'pending', 'processing', 'transcoding', ''])('%s is still running', (status) => {
-		expect(isTerminalStatus(status)).toBe(false);
-	});
+	it.each(['queued', 'pending', 'processing', 'transcoding', ''])(
+		'%s is still running',
+		(status) => {
+			expect(isTerminalStatus(status)).toBe(false);
+		},
+	);
 });
 
 describe('error codes (spec section 7)', () => {
@@ -90,7 +97,11 @@ describe('error codes (spec section 7)', () => {
 	});
 
 	it('recognises the 2.7 envelope', () => {
-		expect(isErrorEnvelope({ error: { code: 'job_not_found', message: 'x', request_id: null, details: {} } })).toBe(true);
+		expect(
+			isErrorEnvelope({
+				error: { code: 'job_not_found', message: 'x', request_id: null, details: {} },
+			}),
+		).toBe(true);
 		expect(isErrorEnvelope({ error: 'job_not_found' })).toBe(false);
 		expect(isErrorEnvelope(null)).toBe(false);
 	});

@@ -64,7 +64,11 @@ describe('selectArtifactFormat (4.7 order: path extension > format query > Accep
 			{ pathFormat: 'pdf', queryFormat: 'docx', accept: 'text/plain', outputFormat: 'srt' },
 			{ ok: true, format: 'pdf', source: 'path' },
 		],
-		['path is case-insensitive', { pathFormat: 'DOCX' }, { ok: true, format: 'docx', source: 'path' }],
+		[
+			'path is case-insensitive',
+			{ pathFormat: 'DOCX' },
+			{ ok: true, format: 'docx', source: 'path' },
+		],
 		[
 			'unsupported path value is an error even with a valid query',
 			{ pathFormat: 'mp3', queryFormat: 'srt' },
@@ -75,15 +79,27 @@ describe('selectArtifactFormat (4.7 order: path extension > format query > Accep
 			{ pathFormat: 'plain_text' },
 			{ ok: false, code: 'unsupported_artifact_format', source: 'path', value: 'plain_text' },
 		],
-		['an empty path value counts as absent', { pathFormat: '', queryFormat: 'srt' }, { ok: true, format: 'srt', source: 'query' }],
+		[
+			'an empty path value counts as absent',
+			{ pathFormat: '', queryFormat: 'srt' },
+			{ ok: true, format: 'srt', source: 'query' },
+		],
 		// (2) format query parameter
 		[
 			'query beats Accept and output_format',
 			{ queryFormat: 'docx', accept: 'application/pdf', outputFormat: 'srt' },
 			{ ok: true, format: 'docx', source: 'query' },
 		],
-		['query accepts the plain_text alias', { queryFormat: 'plain_text' }, { ok: true, format: 'txt', source: 'query' }],
-		['query is trimmed and case-insensitive', { queryFormat: ' PDF ' }, { ok: true, format: 'pdf', source: 'query' }],
+		[
+			'query accepts the plain_text alias',
+			{ queryFormat: 'plain_text' },
+			{ ok: true, format: 'txt', source: 'query' },
+		],
+		[
+			'query is trimmed and case-insensitive',
+			{ queryFormat: ' PDF ' },
+			{ ok: true, format: 'pdf', source: 'query' },
+		],
 		[
 			'unsupported query value is an error even with a valid Accept',
 			{ queryFormat: 'html', accept: 'application/pdf' },
@@ -95,15 +111,31 @@ describe('selectArtifactFormat (4.7 order: path extension > format query > Accep
 			{ ok: true, format: 'pdf', source: 'accept' },
 		],
 		// (3) Accept
-		['Accept beats output_format', { accept: 'application/pdf', outputFormat: 'srt' }, { ok: true, format: 'pdf', source: 'accept' }],
-		['Accept with the DOCX media type', { accept: DOCX }, { ok: true, format: 'docx', source: 'accept' }],
+		[
+			'Accept beats output_format',
+			{ accept: 'application/pdf', outputFormat: 'srt' },
+			{ ok: true, format: 'pdf', source: 'accept' },
+		],
+		[
+			'Accept with the DOCX media type',
+			{ accept: DOCX },
+			{ ok: true, format: 'docx', source: 'accept' },
+		],
 		[
 			'Accept application/x-subrip over output_format plain_text',
 			{ accept: 'application/x-subrip', outputFormat: 'plain_text' },
 			{ ok: true, format: 'srt', source: 'accept' },
 		],
-		['Accept text/plain with parameters', { accept: 'text/plain; charset=utf-8' }, { ok: true, format: 'txt', source: 'accept' }],
-		['Accept media types are case-insensitive', { accept: 'APPLICATION/PDF' }, { ok: true, format: 'pdf', source: 'accept' }],
+		[
+			'Accept text/plain with parameters',
+			{ accept: 'text/plain; charset=utf-8' },
+			{ ok: true, format: 'txt', source: 'accept' },
+		],
+		[
+			'Accept media types are case-insensitive',
+			{ accept: 'APPLICATION/PDF' },
+			{ ok: true, format: 'pdf', source: 'accept' },
+		],
 		[
 			'the highest q-value wins',
 			{ accept: `application/pdf;q=0.5, ${DOCX};q=0.9`, outputFormat: 'srt' },
@@ -124,9 +156,21 @@ describe('selectArtifactFormat (4.7 order: path extension > format query > Accep
 			{ accept: 'application/x-subrip;q=0, */*', outputFormat: 'srt' },
 			{ ok: true, format: 'txt', source: 'accept' },
 		],
-		['*/* falls through to output_format', { accept: '*/*', outputFormat: 'srt' }, { ok: true, format: 'srt', source: 'output_format' }],
-		['*/* without output_format gives text/plain', { accept: '*/*' }, { ok: true, format: 'txt', source: 'default' }],
-		['text/* picks the one text format', { accept: 'text/*', outputFormat: 'srt' }, { ok: true, format: 'txt', source: 'accept' }],
+		[
+			'*/* falls through to output_format',
+			{ accept: '*/*', outputFormat: 'srt' },
+			{ ok: true, format: 'srt', source: 'output_format' },
+		],
+		[
+			'*/* without output_format gives text/plain',
+			{ accept: '*/*' },
+			{ ok: true, format: 'txt', source: 'default' },
+		],
+		[
+			'text/* picks the one text format',
+			{ accept: 'text/*', outputFormat: 'srt' },
+			{ ok: true, format: 'txt', source: 'accept' },
+		],
 		[
 			'application/* keeps output_format when it is among the matches',
 			{ accept: 'application/*', outputFormat: 'srt' },
@@ -147,19 +191,43 @@ describe('selectArtifactFormat (4.7 order: path extension > format query > Accep
 			{ accept: 'image/png', outputFormat: 'srt' },
 			{ ok: true, format: 'srt', source: 'output_format' },
 		],
-		['no supported type and no output_format gives text/plain', { accept: 'image/png' }, { ok: true, format: 'txt', source: 'default' }],
+		[
+			'no supported type and no output_format gives text/plain',
+			{ accept: 'image/png' },
+			{ ok: true, format: 'txt', source: 'default' },
+		],
 		[
 			'a range with an invalid q-value is ignored',
 			{ accept: 'application/pdf;q=abc', outputFormat: 'srt' },
 			{ ok: true, format: 'srt', source: 'output_format' },
 		],
-		['a malformed Accept is ignored', { accept: 'pdf, */x', outputFormat: 'srt' }, { ok: true, format: 'srt', source: 'output_format' }],
+		[
+			'a malformed Accept is ignored',
+			{ accept: 'pdf, */x', outputFormat: 'srt' },
+			{ ok: true, format: 'srt', source: 'output_format' },
+		],
 		// (4) output_format, then the spec's default text/plain
-		['output_format srt', { outputFormat: 'srt' }, { ok: true, format: 'srt', source: 'output_format' }],
-		['output_format plain_text means txt', { outputFormat: 'plain_text' }, { ok: true, format: 'txt', source: 'output_format' }],
+		[
+			'output_format srt',
+			{ outputFormat: 'srt' },
+			{ ok: true, format: 'srt', source: 'output_format' },
+		],
+		[
+			'output_format plain_text means txt',
+			{ outputFormat: 'plain_text' },
+			{ ok: true, format: 'txt', source: 'output_format' },
+		],
 		['nothing given: text/plain', {}, { ok: true, format: 'txt', source: 'default' }],
-		['all null: text/plain', { pathFormat: null, queryFormat: null, accept: null, outputFormat: null }, { ok: true, format: 'txt', source: 'default' }],
-		['an unknown output_format: text/plain', { outputFormat: 'vtt' }, { ok: true, format: 'txt', source: 'default' }],
+		[
+			'all null: text/plain',
+			{ pathFormat: null, queryFormat: null, accept: null, outputFormat: null },
+			{ ok: true, format: 'txt', source: 'default' },
+		],
+		[
+			'an unknown output_format: text/plain',
+			{ outputFormat: 'vtt' },
+			{ ok: true, format: 'txt', source: 'default' },
+		],
 	];
 
 	it.each(cases)('%s', (_name, input, expected) => {
@@ -186,7 +254,7 @@ describe('parseContentDisposition (RFC 6266 + RFC 5987), cross-checked against t
 		`attachment; filename*=UTF-8''${hebrewEncoded}`,
 		`attachment; filename="_____ __ ___.srt"; filename*=UTF-8''${hebrewEncoded}`,
 		`attachment; filename*=UTF-8''${hebrewEncoded}; filename="fallback.srt"`,
-		"attachment; filename*=UTF-8''%E2%82%AC%20rates.pdf; filename=\"EUR rates.pdf\"",
+		'attachment; filename*=UTF-8\'\'%E2%82%AC%20rates.pdf; filename="EUR rates.pdf"',
 		"attachment; filename*=utf-8''a%20b.txt",
 		"attachment; filename*=utf8''a%20b.txt",
 		"attachment; filename*=UTF-8'he'%D7%A9.txt",
@@ -211,23 +279,41 @@ describe('parseContentDisposition (RFC 6266 + RFC 5987), cross-checked against t
 	});
 
 	it('decodes a Hebrew filename* and prefers it over the ASCII fallback', () => {
-		expect(parseContentDisposition(`attachment; filename="_____ __ ___.srt"; filename*=UTF-8''${hebrewEncoded}`)).toEqual({
+		expect(
+			parseContentDisposition(
+				`attachment; filename="_____ __ ___.srt"; filename*=UTF-8''${hebrewEncoded}`,
+			),
+		).toEqual({
 			type: 'attachment',
 			parameters: { filename: hebrewName },
 			filename: hebrewName,
 		});
 	});
 
-	it.each<[string, string | null | undefined, { type: string; parameters: Record<string, string>; filename?: string }]>([
+	it.each<
+		[
+			string,
+			string | null | undefined,
+			{ type: string; parameters: Record<string, string>; filename?: string },
+		]
+	>([
 		['null', null, { type: '', parameters: {} }],
 		['undefined', undefined, { type: '', parameters: {} }],
 		['an empty header', '', { type: '', parameters: {} }],
 		['only semicolons', ';;;', { type: '', parameters: {} }],
-		['an empty value', 'attachment; filename=', { type: 'attachment', parameters: { filename: '' }, filename: '' }],
+		[
+			'an empty value',
+			'attachment; filename=',
+			{ type: 'attachment', parameters: { filename: '' }, filename: '' },
+		],
 		[
 			'an unterminated quote',
 			'attachment; filename="unterminated.srt',
-			{ type: 'attachment', parameters: { filename: 'unterminated.srt' }, filename: 'unterminated.srt' },
+			{
+				type: 'attachment',
+				parameters: { filename: 'unterminated.srt' },
+				filename: 'unterminated.srt',
+			},
 		],
 		[
 			'an unquoted value with spaces',
@@ -251,7 +337,7 @@ describe('parseContentDisposition (RFC 6266 + RFC 5987), cross-checked against t
 		],
 		[
 			'an unknown charset (the plain value stays)',
-			"attachment; filename*=x-klingon''abc.txt; filename=\"fallback.txt\"",
+			'attachment; filename*=x-klingon\'\'abc.txt; filename="fallback.txt"',
 			{ type: 'attachment', parameters: { filename: 'fallback.txt' }, filename: 'fallback.txt' },
 		],
 		[
@@ -262,12 +348,20 @@ describe('parseContentDisposition (RFC 6266 + RFC 5987), cross-checked against t
 		[
 			'a quoted extended value',
 			'attachment; filename*="UTF-8\'\'quoted%20ext.srt"',
-			{ type: 'attachment', parameters: { filename: 'quoted ext.srt' }, filename: 'quoted ext.srt' },
+			{
+				type: 'attachment',
+				parameters: { filename: 'quoted ext.srt' },
+				filename: 'quoted ext.srt',
+			},
 		],
 		[
 			'a stray percent sign in an extended value',
 			"attachment; filename*=UTF-8''bad%zzpercent.srt",
-			{ type: 'attachment', parameters: { filename: 'bad%zzpercent.srt' }, filename: 'bad%zzpercent.srt' },
+			{
+				type: 'attachment',
+				parameters: { filename: 'bad%zzpercent.srt' },
+				filename: 'bad%zzpercent.srt',
+			},
 		],
 		[
 			'a parameter without a name or value',
@@ -291,7 +385,24 @@ describe('parseContentDisposition (RFC 6266 + RFC 5987), cross-checked against t
 	});
 
 	it('never throws on arbitrary strings', () => {
-		const alphabet = ['a', ';', '=', '"', '\\', "'", '*', '%', 'F', '0', ' ', 'ש', '🎉', '\u0000', 'filename', 'UTF-8'];
+		const alphabet = [
+			'a',
+			';',
+			'=',
+			'"',
+			'\\',
+			"'",
+			'*',
+			'%',
+			'F',
+			'0',
+			' ',
+			'ש',
+			'🎉',
+			'\u0000',
+			'filename',
+			'UTF-8',
+		];
 		let seed = 12345;
 		const nextIndex = (): number => {
 			seed = (seed * 1103515245 + 12345) % 2 ** 31;
@@ -306,7 +417,9 @@ describe('parseContentDisposition (RFC 6266 + RFC 5987), cross-checked against t
 
 describe('formatContentDisposition (design.md: ASCII fallback + UTF-8 filename*)', () => {
 	it('writes both filename= and filename*=', () => {
-		expect(formatContentDisposition('clip.srt')).toBe(`attachment; filename="clip.srt"; filename*=UTF-8''clip.srt`);
+		expect(formatContentDisposition('clip.srt')).toBe(
+			`attachment; filename="clip.srt"; filename*=UTF-8''clip.srt`,
+		);
 	});
 
 	it('percent-encodes a Hebrew name and falls back to underscores', () => {
@@ -336,8 +449,14 @@ describe('formatContentDisposition (design.md: ASCII fallback + UTF-8 filename*)
 		' spaced  name .srt',
 	])('parses back to the same name with the library and with ours: %j', (name) => {
 		const header = formatContentDisposition(name);
-		expect(contentDisposition.parse(header)).toEqual(expect.objectContaining({ type: 'attachment', parameters: { filename: name } }));
-		expect(parseContentDisposition(header)).toEqual({ type: 'attachment', parameters: { filename: name }, filename: name });
+		expect(contentDisposition.parse(header)).toEqual(
+			expect.objectContaining({ type: 'attachment', parameters: { filename: name } }),
+		);
+		expect(parseContentDisposition(header)).toEqual({
+			type: 'attachment',
+			parameters: { filename: name },
+			filename: name,
+		});
 	});
 });
 

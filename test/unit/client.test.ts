@@ -19,29 +19,53 @@ const midRandom = () => 0.5;
 
 describe('retry policy (spec section 7)', () => {
 	describe('which outcomes are retried', () => {
-		it.each([401, 403, 404, 409, 410, 422, 400])('never retries HTTP %i without a changed request', (status) => {
-			expect(decideRetry({ kind: 'response', status }, 1, policy, NOW, midRandom)).toEqual({
-				retry: false,
-				reason: `status ${status} is not retryable`,
-			});
-		});
+		it.each([401, 403, 404, 409, 410, 422, 400])(
+			'never retries HTTP %i without a changed request',
+			(status) => {
+				expect(decideRetry({ kind: 'response', status }, 1, policy, NOW, midRandom)).toEqual({
+					retry: false,
+					reason: `status ${status} is not retryable`,
+				});
+			},
+		);
 
-		it.each([500, 502, 503, 504, 408])('retries temporary failure HTTP %i with backoff', (status) => {
-			const decision = decideRetry({ kind: 'response', status }, 1, policy, NOW, midRandom);
-			expect(decision).toEqual({ retry: true, delayMs: 375, reason: `temporary failure (HTTP ${status})` });
-		});
+		it.each([500, 502, 503, 504, 408])(
+			'retries temporary failure HTTP %i with backoff',
+			(status) => {
+				const decision = decideRetry({ kind: 'response', status }, 1, policy, NOW, midRandom);
+				expect(decision).toEqual({
+					retry: true,
+					delayMs: 375,
+					reason: `temporary failure (HTTP ${status})`,
+				});
+			},
+		);
 
 		it('treats exactly 408, 429, 500, 502, 503 and 504 as retryable statuses', () => {
 			expect([...RETRYABLE_STATUSES].sort()).toEqual([408, 429, 500, 502, 503, 504]);
 		});
 
 		it('retries a connection reset and a timeout, not an unknown failure', () => {
-			const reset = decideRetry({ kind: 'network_error', error: { code: 'ECONNRESET' } }, 1, policy, NOW, midRandom);
+			const reset = decideRetry(
+				{ kind: 'network_error', error: { code: 'ECONNRESET' } },
+				1,
+				policy,
+				NOW,
+				midRandom,
+			);
 			expect(reset).toMatchObject({ retry: true, reason: 'network error' });
 			const refused = { message: 'connect ECONNREFUSED 127.0.0.1:4010', code: 'ECONNREFUSED' };
-			expect(decideRetry({ kind: 'network_error', error: refused }, 2, policy, NOW, midRandom).retry).toBe(true);
 			expect(
-				decideRetry({ kind: 'network_error', error: new Error('certificate has expired') }, 1, policy, NOW, midRandom),
+				decideRetry({ kind: 'network_error', error: refused }, 2, policy, NOW, midRandom).retry,
+			).toBe(true);
+			expect(
+				decideRetry(
+					{ kind: 'network_error', error: new Error('certificate has expired') },
+					1,
+					policy,
+					NOW,
+					midRandom,
+				),
 			).toEqual({ retry: false, reason: 'network error is not retryable' });
 		});
 
@@ -56,13 +80,21 @@ describe('retry policy (spec section 7)', () => {
 	describe('429 rate_limit_exceeded', () => {
 		it('waits Retry-After seconds plus a small random delay', () => {
 			const decision = decideRetry(
-				{ kind: 'response', status: 429, headers: { 'Retry-After': '7', 'X-RateLimit-Reset': '999999999999' } },
+				{
+					kind: 'response',
+					status: 429,
+					headers: { 'Retry-After': '7', 'X-RateLimit-Reset': '999999999999' },
+				},
 				1,
 				policy,
 				NOW,
 				() => 1,
 			);
-			expect(decision).toEqual({ retry: true, delayMs: 7000 + policy.rateLimitJitterMs, reason: 'rate limited (429)' });
+			expect(decision).toEqual({
+				retry: true,
+				delayMs: 7000 + policy.rateLimitJitterMs,
+				reason: 'rate limited (429)',
+			});
 		});
 
 		it('falls back to X-RateLimit-Reset when Retry-After is absent', () => {
@@ -102,8 +134,12 @@ describe('retry policy (spec section 7)', () => {
 
 	describe('backoffDelay', () => {
 		it('doubles per attempt, half fixed and half random, capped at maxDelayMs', () => {
-			expect([1, 2, 3, 4].map((attempt) => backoffDelay(attempt, policy, () => 0))).toEqual([250, 500, 1000, 2000]);
-			expect([1, 2, 3, 4].map((attempt) => backoffDelay(attempt, policy, () => 1))).toEqual([500, 1000, 2000, 4000]);
+			expect([1, 2, 3, 4].map((attempt) => backoffDelay(attempt, policy, () => 0))).toEqual([
+				250, 500, 1000, 2000,
+			]);
+			expect([1, 2, 3, 4].map((attempt) => backoffDelay(attempt, policy, () => 1))).toEqual([
+				500, 1000, 2000, 4000,
+			]);
 			expect(backoffDelay(30, policy, () => 1)).toBe(policy.maxDelayMs);
 			expect(backoffDelay(30, policy, () => 0)).toBe(policy.maxDelayMs / 2);
 		});
@@ -134,9 +170,13 @@ describe('retry policy (spec section 7)', () => {
 
 	describe('isRetryableNetworkError', () => {
 		it('looks through n8n wrappers to the socket error', () => {
-			expect(isRetryableNetworkError({ message: 'wrapped', cause: { code: 'UND_ERR_SOCKET' } })).toBe(true);
+			expect(
+				isRetryableNetworkError({ message: 'wrapped', cause: { code: 'UND_ERR_SOCKET' } }),
+			).toBe(true);
 			expect(isRetryableNetworkError({ message: 'socket hang up' })).toBe(true);
-			expect(isRetryableNetworkError({ code: 'ERR_INVALID_URL', message: 'Invalid URL' })).toBe(false);
+			expect(isRetryableNetworkError({ code: 'ERR_INVALID_URL', message: 'Invalid URL' })).toBe(
+				false,
+			);
 			expect(isRetryableNetworkError(null)).toBe(false);
 		});
 	});

@@ -42,7 +42,10 @@ function deref<T>(value: unknown): T {
 	let current = value;
 	while (typeof current === 'object' && current !== null && '$ref' in current) {
 		const pointer = (current as { $ref: string }).$ref.slice(2).split('/');
-		current = pointer.reduce<unknown>((node, segment) => (node as Record<string, unknown>)[segment], document);
+		current = pointer.reduce<unknown>(
+			(node, segment) => (node as Record<string, unknown>)[segment],
+			document,
+		);
 	}
 	return current as T;
 }
@@ -51,7 +54,11 @@ function operationEntries(): Array<{ path: string; method: string; operation: Op
 	return Object.entries(document.paths).flatMap(([operationPath, item]) =>
 		Object.entries(item)
 			.filter(([method]) => ['get', 'put', 'post', 'delete', 'patch'].includes(method))
-			.map(([method, operation]) => ({ path: operationPath, method, operation: operation as OperationObject })),
+			.map(([method, operation]) => ({
+				path: operationPath,
+				method,
+				operation: operation as OperationObject,
+			})),
 	);
 }
 
@@ -82,7 +89,9 @@ function makeAjv(options: { coerceTypes?: boolean; useDefaults?: boolean } = {})
 describe('OpenAPI document (spec section 9)', () => {
 	it('validates as OpenAPI 3.1 (YAML as written and JSON as served)', () => {
 		expect(validateOpenApi(openApiYaml())).toEqual({ valid: true });
-		expect(validateOpenApi(openApiJson({ baseUrl: 'http://127.0.0.1:5555' }))).toEqual({ valid: true });
+		expect(validateOpenApi(openApiJson({ baseUrl: 'http://127.0.0.1:5555' }))).toEqual({
+			valid: true,
+		});
 	});
 
 	it('is OpenAPI 3.1.0 with info version v1', () => {
@@ -101,7 +110,9 @@ describe('OpenAPI document (spec section 9)', () => {
 
 	it('serves JSON equal to the YAML, and both can carry the actual base URL', () => {
 		expect(JSON.parse(openApiJson())).toEqual(document);
-		const servedJson = JSON.parse(openApiJson({ baseUrl: 'http://127.0.0.1:5555' })) as typeof document;
+		const servedJson = JSON.parse(
+			openApiJson({ baseUrl: 'http://127.0.0.1:5555' }),
+		) as typeof document;
 		const servedYaml = parse(openApiYaml({ baseUrl: 'http://127.0.0.1:5555' })) as typeof document;
 		expect(servedJson.servers[0].variables?.base_url.default).toBe('http://127.0.0.1:5555');
 		expect(servedYaml.servers[0].variables?.base_url.default).toBe('http://127.0.0.1:5555');
@@ -138,30 +149,62 @@ describe('operations (spec sections 4 and 9)', () => {
 		expect(operation(operationId)['x-rate-limit-bucket']).toBe(OPERATIONS[operationId].bucket);
 	});
 
-	it.each(OPERATION_IDS)('%s takes an Idempotency-Key only when OPERATIONS says so', (operationId) => {
-		const names = parameters(operationId).map((parameter) => parameter.name);
-		expect(names.includes('Idempotency-Key')).toBe(OPERATIONS[operationId].idempotent);
-	});
+	it.each(OPERATION_IDS)(
+		'%s takes an Idempotency-Key only when OPERATIONS says so',
+		(operationId) => {
+			const names = parameters(operationId).map((parameter) => parameter.name);
+			expect(names.includes('Idempotency-Key')).toBe(OPERATIONS[operationId].idempotent);
+		},
+	);
 
-	it.each(OPERATION_IDS)('%s requires full_access exactly when it is a write (not GET)', (operationId) => {
-		const required = operation(operationId)['x-required-scope'];
-		expect(required).toBe(OPERATIONS[operationId].method === 'GET' ? undefined : 'full_access');
-	});
+	it.each(OPERATION_IDS)(
+		'%s requires full_access exactly when it is a write (not GET)',
+		(operationId) => {
+			const required = operation(operationId)['x-required-scope'];
+			expect(required).toBe(OPERATIONS[operationId].method === 'GET' ? undefined : 'full_access');
+		},
+	);
 
 	const statuses: Record<OperationId, string[]> = {
 		getAccount: ['200', '401', '403', '429', '503'],
 		createUpload: ['201', '400', '401', '403', '409', '422', '429', '500', '503'],
 		// 409 upload_not_available for a second PUT is decided in design.md ("Slots").
 		uploadBinary: ['200', '400', '401', '403', '404', '409', '410', '429', '500', '503'],
-		createTranscription: ['200', '202', '400', '401', '403', '404', '409', '410', '422', '429', '500', '502', '503'],
+		createTranscription: [
+			'200',
+			'202',
+			'400',
+			'401',
+			'403',
+			'404',
+			'409',
+			'410',
+			'422',
+			'429',
+			'500',
+			'502',
+			'503',
+		],
 		listTranscriptions: ['200', '401', '403', '422', '429', '503'],
 		getTranscription: ['200', '304', '401', '403', '404', '429', '503'],
 		getTranscriptionArtifact: ['200', '400', '401', '403', '404', '409', '429', '500', '503'],
-		getTranscriptionArtifactByExtension: ['200', '400', '401', '403', '404', '409', '429', '500', '503'],
+		getTranscriptionArtifactByExtension: [
+			'200',
+			'400',
+			'401',
+			'403',
+			'404',
+			'409',
+			'429',
+			'500',
+			'503',
+		],
 		testWebhook: ['200', '400', '401', '403', '422', '429', '503'],
 	};
 	it.each(OPERATION_IDS)('%s lists the response statuses of its section', (operationId) => {
-		expect(Object.keys(operation(operationId).responses).sort()).toEqual([...statuses[operationId]].sort());
+		expect(Object.keys(operation(operationId).responses).sort()).toEqual(
+			[...statuses[operationId]].sort(),
+		);
 	});
 });
 
@@ -180,19 +223,26 @@ describe('error codes (spec section 7)', () => {
 		expect(catalogue).toEqual({ ...ERROR_CODES, ...openCodes });
 	});
 
-	it.each(Object.entries(ERROR_CODES))('%s appears on a %i response of some operation', (code, status) => {
-		const carriers = OPERATION_IDS.filter((id) =>
-			(response(id, String(status))?.['x-error-codes'] ?? []).includes(code),
-		);
-		expect(carriers.length).toBeGreaterThan(0);
-	});
+	it.each(Object.entries(ERROR_CODES))(
+		'%s appears on a %i response of some operation',
+		(code, status) => {
+			const carriers = OPERATION_IDS.filter((id) =>
+				(response(id, String(status))?.['x-error-codes'] ?? []).includes(code),
+			);
+			expect(carriers.length).toBeGreaterThan(0);
+		},
+	);
 
 	it('lists on each response only catalogued codes of that status', () => {
 		const catalogue = new Map(errorCatalog().map((entry) => [entry.code, entry.status]));
 		for (const id of OPERATION_IDS) {
 			for (const status of Object.keys(operation(id).responses)) {
 				for (const code of response(id, status)['x-error-codes'] ?? []) {
-					expect({ id, code, status: catalogue.get(code) }).toEqual({ id, code, status: Number(status) });
+					expect({ id, code, status: catalogue.get(code) }).toEqual({
+						id,
+						code,
+						status: Number(status),
+					});
 				}
 			}
 		}
@@ -210,7 +260,9 @@ describe('error codes (spec section 7)', () => {
 				});
 				const codes = errorResponse['x-error-codes'] ?? [];
 				expect(codes.length).toBeGreaterThan(0);
-				expect(Object.keys(json?.examples as Record<string, unknown>).sort()).toEqual([...codes].sort());
+				expect(Object.keys(json?.examples as Record<string, unknown>).sort()).toEqual(
+					[...codes].sort(),
+				);
 			}
 		}
 	});
@@ -234,7 +286,11 @@ describe('error codes (spec section 7)', () => {
 		['getTranscriptionArtifact', '409', ['artifact_not_ready']],
 		['getTranscriptionArtifactByExtension', '400', ['unsupported_artifact_format']],
 		['testWebhook', '400', ['invalid_webhook_url', 'webhook_url_forbidden_target']],
-		['getAccount', '401', ['missing_api_key', 'invalid_api_key', 'invalid_api_key_mode', 'invalid_api_key_user']],
+		[
+			'getAccount',
+			'401',
+			['missing_api_key', 'invalid_api_key', 'invalid_api_key_mode', 'invalid_api_key_user'],
+		],
 		['getAccount', '429', ['rate_limit_exceeded']],
 		['getAccount', '503', ['service_unavailable']],
 	] as Array<[OperationId, string, string[]]>)('%s %s carries %j', (operationId, status, codes) => {
@@ -271,7 +327,8 @@ describe('response headers (spec section 4)', () => {
 			for (const status of Object.keys(operation(id).responses)) {
 				const names = Object.keys(response(id, status).headers ?? {});
 				const code = Number(status);
-				if (code < 400 || code === 429) expect(names).toEqual(expect.arrayContaining(rateLimitHeaders));
+				if (code < 400 || code === 429)
+					expect(names).toEqual(expect.arrayContaining(rateLimitHeaders));
 				if (code === 429) expect(names).toContain('Retry-After');
 			}
 		}
@@ -279,7 +336,8 @@ describe('response headers (spec section 4)', () => {
 
 	it('types the rate-limit headers and Retry-After as integers', () => {
 		const headers = document.components.headers as Record<string, { schema: JSONSchema }>;
-		for (const name of [...rateLimitHeaders, 'Retry-After']) expect(headers[name].schema.type).toBe('integer');
+		for (const name of [...rateLimitHeaders, 'Retry-After'])
+			expect(headers[name].schema.type).toBe('integer');
 	});
 
 	it('puts ETag on 200 and 304 of getTranscription; 304 has no body', () => {
@@ -307,15 +365,24 @@ describe('response headers (spec section 4)', () => {
 
 describe('schemas (spec section 2)', () => {
 	it.each([
-		['PublicAccountResponse', ['account_id', 'effective_tier', 'api_access', 'wallet_balance', 'status']],
+		[
+			'PublicAccountResponse',
+			['account_id', 'effective_tier', 'api_access', 'wallet_balance', 'status'],
+		],
 		['PublicUploadCreateRequest', ['filename', 'content_type', 'size_bytes']],
 		['PublicUploadCreateResponse', ['upload_id', 'upload_url', 'upload_method', 'expires_at']],
 		['PublicUploadBinaryResponse', ['ok', 'bytes_received']],
 		['PublicTranscriptionCreateRequest', ['upload_id']],
 		['PublicTranscriptionCreateResponse', ['job_id', 'status', 'links']],
-		['PublicTranscriptionResponse', ['job_id', 'status', 'created_at', 'updated_at', 'analysis', 'links']],
+		[
+			'PublicTranscriptionResponse',
+			['job_id', 'status', 'created_at', 'updated_at', 'analysis', 'links'],
+		],
 		['PublicTranscriptionListResponse', ['items', 'total', 'links']],
-		['PublicTranscriptionWebhookEvent', ['event', 'event_id', 'job_id', 'status', 'created_at', 'links']],
+		[
+			'PublicTranscriptionWebhookEvent',
+			['event', 'event_id', 'job_id', 'status', 'created_at', 'links'],
+		],
 		['PublicWebhookTestDelivery', ['event', 'event_id', 'job_id', 'status', 'test_mode', 'links']],
 		['PublicWebhookTestRequest', ['webhook_url']],
 		['PublicWebhookTestResponse', ['ok', 'event_id', 'delivered']],
@@ -341,7 +408,10 @@ describe('schemas (spec section 2)', () => {
 	});
 
 	it('requires analysis.language and analysis.dialect, both string or null', () => {
-		const jobProperties = schema('PublicTranscriptionResponse').properties as Record<string, unknown>;
+		const jobProperties = schema('PublicTranscriptionResponse').properties as Record<
+			string,
+			unknown
+		>;
 		const analysis = deref<JSONSchema>(jobProperties.analysis);
 		expect(analysis.required).toEqual(['language', 'dialect']);
 		const properties = analysis.properties as Record<string, JSONSchema>;
@@ -359,7 +429,10 @@ describe('schemas (spec section 2)', () => {
 			updated_at: '2026-08-14T10:00:05Z',
 			media_duration_seconds: null,
 			analysis: { language: 'he', dialect: null },
-			links: { self: '/api/v1/transcriptions/job_1', artifact: '/api/v1/transcriptions/job_1/artifact' },
+			links: {
+				self: '/api/v1/transcriptions/job_1',
+				artifact: '/api/v1/transcriptions/job_1/artifact',
+			},
 		};
 		const failedEvent = {
 			event: 'transcription.failed',
@@ -454,7 +527,11 @@ describe('requestSchemas — createUpload (spec 2.2, 4.2)', () => {
 
 	it('describes uploadBinary without a JSON body schema and with its path parameter', () => {
 		expect(requestSchemas('uploadBinary')).toEqual({
-			params: { type: 'object', properties: { upload_id: { type: 'string', minLength: 1 } }, required: ['upload_id'] },
+			params: {
+				type: 'object',
+				properties: { upload_id: { type: 'string', minLength: 1 } },
+				required: ['upload_id'],
+			},
 		});
 	});
 });
@@ -490,13 +567,18 @@ describe('requestSchemas — listTranscriptions query (spec 4.5)', () => {
 
 describe('requestSchemas — artifact parameters (spec 4.7, 4.8)', () => {
 	it('accepts the four formats and the plain_text alias in the format query parameter', () => {
-		const validate = makeAjv().compile(requestSchemas('getTranscriptionArtifact').query as JSONSchema);
-		for (const format of ['srt', 'txt', 'pdf', 'docx', 'plain_text']) expect(validate({ format })).toBe(true);
+		const validate = makeAjv().compile(
+			requestSchemas('getTranscriptionArtifact').query as JSONSchema,
+		);
+		for (const format of ['srt', 'txt', 'pdf', 'docx', 'plain_text'])
+			expect(validate({ format })).toBe(true);
 		expect(validate({ format: 'mp3' })).toBe(false);
 	});
 
 	it('requires path_format among srt, txt, pdf, docx', () => {
-		const validate = makeAjv().compile(requestSchemas('getTranscriptionArtifactByExtension').params as JSONSchema);
+		const validate = makeAjv().compile(
+			requestSchemas('getTranscriptionArtifactByExtension').params as JSONSchema,
+		);
 		expect(validate({ job_id: 'job_1', path_format: 'docx' })).toBe(true);
 		expect(validate({ job_id: 'job_1', path_format: 'plain_text' })).toBe(false);
 		expect(validate({ job_id: 'job_1' })).toBe(false);
@@ -517,7 +599,12 @@ describe('requestSchemas — artifact parameters (spec 4.7, 4.8)', () => {
 });
 
 describe('webhook events (spec section 6)', () => {
-	const signingHeaders = ['X-Service-Event', 'X-Service-Event-ID', 'X-Service-Timestamp', 'X-Service-Signature'];
+	const signingHeaders = [
+		'X-Service-Event',
+		'X-Service-Event-ID',
+		'X-Service-Timestamp',
+		'X-Service-Signature',
+	];
 
 	it('are a transcriptionEvent callback of createTranscription on the request webhook_url', () => {
 		const callback = operation('createTranscription').callbacks?.transcriptionEvent;
@@ -569,7 +656,9 @@ describe('Arazzo workflow (transcribe.arazzo.yaml)', () => {
 
 	it('is Arazzo 1.0.x sourced from openapi.yaml', () => {
 		expect(arazzo.arazzo).toMatch(/^1\.0\.\d+$/);
-		expect(arazzo.sourceDescriptions).toEqual([{ name: 'transcriptionService', url: './openapi.yaml', type: 'openapi' }]);
+		expect(arazzo.sourceDescriptions).toEqual([
+			{ name: 'transcriptionService', url: './openapi.yaml', type: 'openapi' },
+		]);
 		expect(existsSync(path.join(repoRoot, 'openapi', arazzo.sourceDescriptions[0].url))).toBe(true);
 	});
 
@@ -586,8 +675,11 @@ describe('Arazzo workflow (transcribe.arazzo.yaml)', () => {
 	it('references only operations and parameters that exist', () => {
 		for (const step of arazzo.workflows.flatMap((workflow) => workflow.steps)) {
 			expect(OPERATION_IDS).toContain(step.operationId);
-			const declared = parameters(step.operationId as OperationId).map((parameter) => `${parameter.in}:${parameter.name}`);
-			for (const parameter of step.parameters ?? []) expect(declared).toContain(`${parameter.in}:${parameter.name}`);
+			const declared = parameters(step.operationId as OperationId).map(
+				(parameter) => `${parameter.in}:${parameter.name}`,
+			);
+			for (const parameter of step.parameters ?? [])
+				expect(declared).toContain(`${parameter.in}:${parameter.name}`);
 		}
 	});
 
@@ -606,7 +698,11 @@ describe('API reference page (/developers/api-reference)', () => {
 	});
 
 	it('links the OpenAPI JSON and YAML and the Arazzo workflow', () => {
-		for (const href of ['/api/v1/openapi.json', '/api/v1/openapi.yaml', '/api/v1/workflows/transcribe.arazzo.yaml']) {
+		for (const href of [
+			'/api/v1/openapi.json',
+			'/api/v1/openapi.yaml',
+			'/api/v1/workflows/transcribe.arazzo.yaml',
+		]) {
 			expect(html).toContain(`href="${href}"`);
 		}
 	});

@@ -29,7 +29,8 @@ describe('the dedupe window', () => {
 
 	it('keeps at most 1,000 ids, dropping the oldest', () => {
 		let seen: SeenEvent[] = [];
-		for (let index = 0; index < 1001; index++) seen = rememberEvent(seen, `evt_${index}`, now + index);
+		for (let index = 0; index < 1001; index++)
+			seen = rememberEvent(seen, `evt_${index}`, now + index);
 		expect(seen).toHaveLength(1000);
 		expect(hasSeenEvent(seen, 'evt_0')).toBe(false);
 		expect(hasSeenEvent(seen, 'evt_1')).toBe(true);
@@ -45,14 +46,24 @@ describe('the dedupe window', () => {
 	});
 
 	it('reads a stored window above the cap (e.g. saved by a larger window) down to the newest 1,000', () => {
-		const stored: SeenEvent[] = Array.from({ length: 1200 }, (_, index) => [`evt_${index}`, now - 1200 + index]);
+		const stored: SeenEvent[] = Array.from({ length: 1200 }, (_, index) => [
+			`evt_${index}`,
+			now - 1200 + index,
+		]);
 		const active = activeSeenEvents(stored, now);
 		expect(active).toHaveLength(1000);
 		expect(active[0][0]).toBe('evt_200');
 	});
 
 	it('ignores entries that are not [event_id, time] pairs, as hand-edited static data may hold', () => {
-		const stored = [['evt_ok', now], 'evt_string', ['evt_no_time'], [7, now], null, { id: 'evt_object' }];
+		const stored = [
+			['evt_ok', now],
+			'evt_string',
+			['evt_no_time'],
+			[7, now],
+			null,
+			{ id: 'evt_object' },
+		];
 		expect(activeSeenEvents(stored, now)).toEqual([['evt_ok', now]]);
 		expect(activeSeenEvents({ evt_map: now }, now)).toEqual([]);
 		expect(activeSeenEvents(undefined, now)).toEqual([]);
@@ -79,8 +90,14 @@ describe('merging the static-data window with the process window', () => {
 	const HOUR = 60 * 60 * 1000;
 
 	it('keeps each event_id once, at its latest acceptance, oldest first', () => {
-		const stored = [['evt_a', NOW - 3 * HOUR], ['evt_b', NOW - 2 * HOUR]];
-		const inProcess = [['evt_b', NOW - HOUR], ['evt_c', NOW - 30 * 60 * 1000]];
+		const stored = [
+			['evt_a', NOW - 3 * HOUR],
+			['evt_b', NOW - 2 * HOUR],
+		];
+		const inProcess = [
+			['evt_b', NOW - HOUR],
+			['evt_c', NOW - 30 * 60 * 1000],
+		];
 		expect(mergeSeenEvents(stored, inProcess, NOW)).toEqual([
 			['evt_a', NOW - 3 * HOUR],
 			['evt_b', NOW - HOUR],
@@ -91,7 +108,10 @@ describe('merging the static-data window with the process window', () => {
 	it('drops expired and malformed entries and keeps at most maxEvents, the newest', () => {
 		const window = { maxEvents: 2, maxAgeMs: HOUR };
 		const stored = [['evt_old', NOW - 2 * HOUR], 'junk', ['evt_a', NOW - 3000]];
-		const inProcess = [['evt_b', NOW - 2000], ['evt_c', NOW - 1000]];
+		const inProcess = [
+			['evt_b', NOW - 2000],
+			['evt_c', NOW - 1000],
+		];
 		expect(mergeSeenEvents(stored, inProcess, NOW, window)).toEqual([
 			['evt_b', NOW - 2000],
 			['evt_c', NOW - 1000],

@@ -10,16 +10,27 @@ import {
 	type DeliveryDecision,
 } from '../../nodes/TranscriptionServiceTrigger/delivery';
 import { canonicalJson, signPayload } from '../../src/webhooks';
-import { loadTriggerVectors, vectorBody, type TriggerVector, type VectorDelivery } from '../engine/webhook-harness';
+import {
+	loadTriggerVectors,
+	vectorBody,
+	type TriggerVector,
+	type VectorDelivery,
+} from '../engine/webhook-harness';
 
 const vectors = loadTriggerVectors();
 
 /** Node hands headers over with lower-case names. */
 function nodeHeaders(headers: Record<string, string>): Record<string, string> {
-	return Object.fromEntries(Object.entries(headers).map(([name, value]) => [name.toLowerCase(), value]));
+	return Object.fromEntries(
+		Object.entries(headers).map(([name, value]) => [name.toLowerCase(), value]),
+	);
 }
 
-function decide(vector: TriggerVector, delivery: VectorDelivery, seenEvents: unknown): DeliveryDecision {
+function decide(
+	vector: TriggerVector,
+	delivery: VectorDelivery,
+	seenEvents: unknown,
+): DeliveryDecision {
 	return decideDelivery({
 		rawBody: vectorBody(delivery),
 		headers: nodeHeaders(delivery.headers),
@@ -80,7 +91,10 @@ describe('decideDelivery beyond the vectors', () => {
 		job_id: 'job_unit_1',
 		status: 'completed',
 		created_at: '2027-01-15T08:00:00Z',
-		links: { self: 'https://x.example/t/job_unit_1', artifact: 'https://x.example/t/job_unit_1/artifact' },
+		links: {
+			self: 'https://x.example/t/job_unit_1',
+			artifact: 'https://x.example/t/job_unit_1/artifact',
+		},
 	};
 	const body = canonicalJson(event);
 	const headers = (secret: string) => ({
@@ -101,7 +115,11 @@ describe('decideDelivery beyond the vectors', () => {
 				nowMs: nowSeconds * 1000,
 				seenEvents: undefined,
 			});
-			expect(decision).toMatchObject({ action: 'reject', status: 401, response: { error: 'signature_mismatch' } });
+			expect(decision).toMatchObject({
+				action: 'reject',
+				status: 401,
+				response: { error: 'signature_mismatch' },
+			});
 		}
 	});
 
@@ -132,7 +150,11 @@ describe('decideDelivery beyond the vectors', () => {
 		const dayLater = nowSeconds + 24 * 60 * 60;
 		const redelivery = decideDelivery({
 			rawBody: Buffer.from(body),
-			headers: { ...headers('whsec_unit'), 'x-service-timestamp': String(dayLater), 'x-service-signature': signPayload('whsec_unit', dayLater, body) },
+			headers: {
+				...headers('whsec_unit'),
+				'x-service-timestamp': String(dayLater),
+				'x-service-signature': signPayload('whsec_unit', dayLater, body),
+			},
 			secrets: ['whsec_unit'],
 			settings,
 			nowMs: dayLater * 1000,
@@ -174,11 +196,13 @@ describe('resolveSettings', () => {
 	});
 
 	it('takes the Events parameter and the options as set', () => {
-		expect(resolveSettings(['webhook.test'], { toleranceSeconds: 30, deduplicate: false })).toEqual({
-			events: ['webhook.test'],
-			toleranceSeconds: 30,
-			deduplicate: false,
-		});
+		expect(resolveSettings(['webhook.test'], { toleranceSeconds: 30, deduplicate: false })).toEqual(
+			{
+				events: ['webhook.test'],
+				toleranceSeconds: 30,
+				deduplicate: false,
+			},
+		);
 	});
 });
 

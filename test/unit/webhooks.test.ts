@@ -30,15 +30,21 @@ interface RawDelivery {
 	raw_body: string;
 	signature: string;
 }
-const fixture = JSON.parse(readFileSync(join(__dirname, '../fixtures/webhook-vectors.json'), 'utf8')) as {
+const fixture = JSON.parse(
+	readFileSync(join(__dirname, '../fixtures/webhook-vectors.json'), 'utf8'),
+) as {
 	vectors: SignedVector[];
 	raw_deliveries: RawDelivery[];
 };
 
 const SECRET = 'whsec_5f2b9c1e8a7d4036b2e1c9f0a8d7e6b5';
 const NOW = 1_723_627_818;
-const completedVector = fixture.vectors.find((vector) => vector.name.includes('transcription.completed')) as SignedVector;
-const testDeliveryVector = fixture.vectors.find((vector) => vector.name.includes('webhook.test delivery')) as SignedVector;
+const completedVector = fixture.vectors.find((vector) =>
+	vector.name.includes('transcription.completed'),
+) as SignedVector;
+const testDeliveryVector = fixture.vectors.find((vector) =>
+	vector.name.includes('webhook.test delivery'),
+) as SignedVector;
 
 function signedHeaders(timestamp: number | string, signature: string): Record<string, string> {
 	return { 'x-service-timestamp': String(timestamp), 'x-service-signature': signature };
@@ -66,9 +72,12 @@ describe('fixture', () => {
 });
 
 describe('canonicalJson (section 6: sorted keys, "," and ":" separators, Python escaping)', () => {
-	it.each(fixture.vectors.map((vector) => [vector.name, vector] as const))('equals Python for %s', (_name, vector) => {
-		expect(canonicalJson(vector.body)).toBe(vector.canonical);
-	});
+	it.each(fixture.vectors.map((vector) => [vector.name, vector] as const))(
+		'equals Python for %s',
+		(_name, vector) => {
+			expect(canonicalJson(vector.body)).toBe(vector.canonical);
+		},
+	);
 
 	it('orders keys by code point, so an astral key sorts after U+FF01 (a UTF-16 sort would not)', () => {
 		expect(canonicalJson({ '😀': 1, '！': 2 })).toBe('{"\\uff01":2,"\\ud83d\\ude00":1}');
@@ -79,7 +88,9 @@ describe('canonicalJson (section 6: sorted keys, "," and ":" separators, Python 
 	});
 
 	it('serialises through toJSON (a Date becomes its ISO string)', () => {
-		expect(canonicalJson({ at: new Date(Date.UTC(2026, 7, 14, 9, 30, 12)) })).toBe('{"at":"2026-08-14T09:30:12.000Z"}');
+		expect(canonicalJson({ at: new Date(Date.UTC(2026, 7, 14, 9, 30, 12)) })).toBe(
+			'{"at":"2026-08-14T09:30:12.000Z"}',
+		);
 	});
 
 	it('writes integral numbers in full, as Python writes an int', () => {
@@ -108,19 +119,26 @@ describe('canonicalJson (section 6: sorted keys, "," and ":" separators, Python 
 });
 
 describe('signPayload (section 6: v1= lowercase hex HMAC-SHA-256 of timestamp "." body)', () => {
-	it.each(fixture.vectors.map((vector) => [vector.name, vector] as const))('equals Python for %s', (_name, vector) => {
-		expect(signPayload(vector.secret, vector.timestamp, vector.body)).toBe(vector.signature);
-	});
+	it.each(fixture.vectors.map((vector) => [vector.name, vector] as const))(
+		'equals Python for %s',
+		(_name, vector) => {
+			expect(signPayload(vector.secret, vector.timestamp, vector.body)).toBe(vector.signature);
+		},
+	);
 
 	it.each(fixture.raw_deliveries.map((delivery) => [delivery.name, delivery] as const))(
 		'signs a string body verbatim: %s',
 		(_name, delivery) => {
-			expect(signPayload(delivery.secret, delivery.timestamp, delivery.raw_body)).toBe(delivery.signature);
+			expect(signPayload(delivery.secret, delivery.timestamp, delivery.raw_body)).toBe(
+				delivery.signature,
+			);
 		},
 	);
 
 	it('gives the same signature for a numeric and a string timestamp', () => {
-		expect(signPayload(SECRET, String(NOW), completedVector.canonical)).toBe(completedVector.signature);
+		expect(signPayload(SECRET, String(NOW), completedVector.canonical)).toBe(
+			completedVector.signature,
+		);
 	});
 
 	it('refuses a timestamp that is not whole seconds', () => {
@@ -132,7 +150,11 @@ describe('signPayload (section 6: v1= lowercase hex HMAC-SHA-256 of timestamp ".
 
 describe('buildSignedDelivery (section 6 delivery headers)', () => {
 	it('sends the canonical bytes with the four X-Service-* headers', () => {
-		const delivery = buildSignedDelivery({ secret: SECRET, timestamp: NOW, event: completedVector.body as WebhookEventBody });
+		const delivery = buildSignedDelivery({
+			secret: SECRET,
+			timestamp: NOW,
+			event: completedVector.body as WebhookEventBody,
+		});
 		expect(delivery).toEqual({
 			body: completedVector.canonical,
 			headers: {
@@ -156,8 +178,19 @@ describe('buildSignedDelivery (section 6 delivery headers)', () => {
 	});
 
 	it('produces deliveries that verifySignature and checkEventHeaders accept', () => {
-		const delivery = buildSignedDelivery({ secret: SECRET, timestamp: NOW, event: completedVector.body as WebhookEventBody });
-		expect(verifySignature({ rawBody: delivery.body, headers: delivery.headers, secrets: [SECRET], now: NOW })).toEqual({
+		const delivery = buildSignedDelivery({
+			secret: SECRET,
+			timestamp: NOW,
+			event: completedVector.body as WebhookEventBody,
+		});
+		expect(
+			verifySignature({
+				rawBody: delivery.body,
+				headers: delivery.headers,
+				secrets: [SECRET],
+				now: NOW,
+			}),
+		).toEqual({
 			ok: true,
 			timestamp: NOW,
 			secretIndex: 0,
@@ -190,11 +223,15 @@ describe('verifySignature (section 6: raw body, old timestamps rejected, constan
 				secrets: [delivery.secret],
 				now: delivery.timestamp,
 			};
-			expect(verifySignature({ ...input, rawBody: Buffer.from(delivery.raw_body, 'utf8') })).toMatchObject({ ok: true });
+			expect(
+				verifySignature({ ...input, rawBody: Buffer.from(delivery.raw_body, 'utf8') }),
+			).toMatchObject({ ok: true });
 			expect(verifySignature({ ...input, rawBody: delivery.raw_body })).toMatchObject({ ok: true });
 			const reserialised = canonicalJson(JSON.parse(delivery.raw_body));
 			expect(reserialised).not.toBe(delivery.raw_body);
-			expect(verifySignature({ ...input, rawBody: reserialised })).toMatchObject({ reason: 'signature_mismatch' });
+			expect(verifySignature({ ...input, rawBody: reserialised })).toMatchObject({
+				reason: 'signature_mismatch',
+			});
 		},
 	);
 
@@ -215,11 +252,18 @@ describe('verifySignature (section 6: raw body, old timestamps rejected, constan
 	});
 
 	it('rejects a wrong secret: signature_mismatch', () => {
-		expect(verifyCompleted({ secrets: ['whsec_someone_else'] })).toMatchObject({ ok: false, reason: 'signature_mismatch' });
+		expect(verifyCompleted({ secrets: ['whsec_someone_else'] })).toMatchObject({
+			ok: false,
+			reason: 'signature_mismatch',
+		});
 	});
 
 	it('treats "no secret configured" as signature_mismatch instead of throwing', () => {
-		const expected = { ok: false, reason: 'signature_mismatch', message: 'No signing secret is configured' };
+		const expected = {
+			ok: false,
+			reason: 'signature_mismatch',
+			message: 'No signing secret is configured',
+		};
 		expect(verifyCompleted({ secrets: [] })).toEqual(expected);
 		expect(verifyCompleted({ secrets: ['', '   '] })).toEqual(expected);
 	});
@@ -245,7 +289,10 @@ describe('verifySignature (section 6: raw body, old timestamps rejected, constan
 		});
 
 		it('rejects a future timestamp (301 s ahead): timestamp_out_of_tolerance', () => {
-			expect(verifyCompleted({ now: NOW - 301 })).toMatchObject({ ok: false, reason: 'timestamp_out_of_tolerance' });
+			expect(verifyCompleted({ now: NOW - 301 })).toMatchObject({
+				ok: false,
+				reason: 'timestamp_out_of_tolerance',
+			});
 		});
 
 		it('honours a custom tolerance', () => {
@@ -256,8 +303,12 @@ describe('verifySignature (section 6: raw body, old timestamps rejected, constan
 		});
 
 		it('fails closed on a NaN tolerance or clock', () => {
-			expect(verifyCompleted({ toleranceSeconds: Number.NaN })).toMatchObject({ reason: 'timestamp_out_of_tolerance' });
-			expect(verifyCompleted({ now: Number.NaN })).toMatchObject({ reason: 'timestamp_out_of_tolerance' });
+			expect(verifyCompleted({ toleranceSeconds: Number.NaN })).toMatchObject({
+				reason: 'timestamp_out_of_tolerance',
+			});
+			expect(verifyCompleted({ now: Number.NaN })).toMatchObject({
+				reason: 'timestamp_out_of_tolerance',
+			});
 		});
 
 		it('checks the timestamp before the signature, so a replayed delivery is reported as stale', () => {
@@ -269,11 +320,23 @@ describe('verifySignature (section 6: raw body, old timestamps rejected, constan
 
 	describe('headers', () => {
 		it.each([
-			['timestamp header missing', { 'x-service-signature': completedVector.signature }, 'X-Service-Timestamp'],
+			[
+				'timestamp header missing',
+				{ 'x-service-signature': completedVector.signature },
+				'X-Service-Timestamp',
+			],
 			['signature header missing', { 'x-service-timestamp': String(NOW) }, 'X-Service-Signature'],
 			['signature header empty', signedHeaders(NOW, ''), 'X-Service-Signature'],
-			['timestamp header blank', signedHeaders('  ', completedVector.signature), 'X-Service-Timestamp'],
-			['signature header an empty list', { ...signedHeaders(NOW, ''), 'x-service-signature': [] }, 'X-Service-Signature'],
+			[
+				'timestamp header blank',
+				signedHeaders('  ', completedVector.signature),
+				'X-Service-Timestamp',
+			],
+			[
+				'signature header an empty list',
+				{ ...signedHeaders(NOW, ''), 'x-service-signature': [] },
+				'X-Service-Signature',
+			],
 			['no headers at all', {}, 'X-Service-Timestamp'],
 		])('%s: missing_header', (_name, headers, headerName) => {
 			expect(verifyCompleted({ headers })).toEqual({
@@ -303,7 +366,9 @@ describe('verifySignature (section 6: raw body, old timestamps rejected, constan
 			['a negative number', '-1723627818'],
 			['two values joined by a proxy', `${NOW}, ${NOW}`],
 		])('timestamp that is %s: malformed_signature', (_name, timestamp) => {
-			expect(verifyCompleted({ headers: signedHeaders(timestamp, completedVector.signature) })).toEqual({
+			expect(
+				verifyCompleted({ headers: signedHeaders(timestamp, completedVector.signature) }),
+			).toEqual({
 				ok: false,
 				reason: 'malformed_signature',
 				message: 'X-Service-Timestamp must be whole Unix seconds',
@@ -340,31 +405,51 @@ describe('verifySignature (section 6: raw body, old timestamps rejected, constan
 
 	describe('secret rotation', () => {
 		it('accepts the previous secret and reports secretIndex 1', () => {
-			expect(verifyCompleted({ secrets: ['whsec_new_secret', SECRET] })).toEqual({ ok: true, timestamp: NOW, secretIndex: 1 });
+			expect(verifyCompleted({ secrets: ['whsec_new_secret', SECRET] })).toEqual({
+				ok: true,
+				timestamp: NOW,
+				secretIndex: 1,
+			});
 		});
 
 		it('keeps positions when a blank current secret is skipped', () => {
-			expect(verifyCompleted({ secrets: ['', SECRET] })).toEqual({ ok: true, timestamp: NOW, secretIndex: 1 });
+			expect(verifyCompleted({ secrets: ['', SECRET] })).toEqual({
+				ok: true,
+				timestamp: NOW,
+				secretIndex: 1,
+			});
 		});
 
 		it('reports secretIndex 0 when the current secret matches', () => {
-			expect(verifyCompleted({ secrets: [SECRET, 'whsec_old_secret'] })).toEqual({ ok: true, timestamp: NOW, secretIndex: 0 });
+			expect(verifyCompleted({ secrets: [SECRET, 'whsec_old_secret'] })).toEqual({
+				ok: true,
+				timestamp: NOW,
+				secretIndex: 0,
+			});
 		});
 	});
 });
 
 describe('parseWebhookEvent (bodies of 2.5 and 2.6)', () => {
 	const completed = completedVector.body as Record<string, unknown>;
-	const failed = (fixture.vectors.find((vector) => vector.name.includes('transcription.failed')) as SignedVector).body;
+	const failed = (
+		fixture.vectors.find((vector) => vector.name.includes('transcription.failed')) as SignedVector
+	).body;
 
 	it.each([
 		['a transcription.completed event', completed],
 		['a transcription.failed event with a null artifact link', failed],
 		['a webhook.test delivery', testDeliveryVector.body],
-		['a test delivery of transcription.failed', { ...testDeliveryVector.body, event: 'transcription.failed' }],
+		[
+			'a test delivery of transcription.failed',
+			{ ...testDeliveryVector.body, event: 'transcription.failed' },
+		],
 		['an event with unknown extra fields', { ...completed, attempt: 2, extra: { nested: true } }],
 	])('accepts %s and returns it unchanged', (_name, body) => {
-		expect(parseWebhookEvent(Buffer.from(JSON.stringify(body), 'utf8'))).toEqual({ ok: true, event: body });
+		expect(parseWebhookEvent(Buffer.from(JSON.stringify(body), 'utf8'))).toEqual({
+			ok: true,
+			event: body,
+		});
 	});
 
 	it('rejects bytes that are not JSON: invalid_json', () => {
@@ -374,16 +459,28 @@ describe('parseWebhookEvent (bodies of 2.5 and 2.6)', () => {
 	it.each([
 		['an array', [], 'The body is not a JSON object'],
 		['null', null, 'The body is not a JSON object'],
-		['a missing event_id', { ...completed, event_id: undefined }, '"event_id" must be a non-empty string'],
+		[
+			'a missing event_id',
+			{ ...completed, event_id: undefined },
+			'"event_id" must be a non-empty string',
+		],
 		['an empty job_id', { ...completed, job_id: '' }, '"job_id" must be a non-empty string'],
 		['no links', { ...completed, links: undefined }, '"links.self" must be a non-empty string'],
-		['an unknown event', { ...completed, event: 'transcription.started' }, 'Unknown event "transcription.started"'],
+		[
+			'an unknown event',
+			{ ...completed, event: 'transcription.started' },
+			'Unknown event "transcription.started"',
+		],
 		[
 			'a status that contradicts the event',
 			{ ...completed, status: 'failed' },
 			'A transcription.completed event has status "completed", not "failed"',
 		],
-		['a created_at that is not a date', { ...completed, created_at: 'yesterday' }, '"created_at" must be a date-time'],
+		[
+			'a created_at that is not a date',
+			{ ...completed, created_at: 'yesterday' },
+			'"created_at" must be a date-time',
+		],
 		[
 			'a completed event without artifact link',
 			{ ...completed, links: { self: 'https://api.example.com/x', artifact: null } },
@@ -400,7 +497,11 @@ describe('parseWebhookEvent (bodies of 2.5 and 2.6)', () => {
 			'A test delivery has status "completed", not "failed"',
 		],
 	])('rejects %s: invalid_event', (_name, body, message) => {
-		expect(parseWebhookEvent(JSON.stringify(body))).toEqual({ ok: false, reason: 'invalid_event', message });
+		expect(parseWebhookEvent(JSON.stringify(body))).toEqual({
+			ok: false,
+			reason: 'invalid_event',
+			message,
+		});
 	});
 });
 
@@ -419,14 +520,20 @@ describe('checkEventHeaders (X-Service-Event and X-Service-Event-ID agree with t
 
 	it('accepts webhook.test in the header of a test delivery whose body names transcription.completed', () => {
 		expect(
-			checkEventHeaders({ 'X-Service-Event': 'webhook.test', 'X-Service-Event-ID': 'evt_test_0001' }, testDelivery),
+			checkEventHeaders(
+				{ 'X-Service-Event': 'webhook.test', 'X-Service-Event-ID': 'evt_test_0001' },
+				testDelivery,
+			),
 		).toEqual({ ok: true });
 	});
 
 	it.each([
 		[
 			'an event header that differs from the body',
-			{ 'x-service-event': 'transcription.failed', 'x-service-event-id': 'evt_01J9Z6Q4M7W2XK3B8N5R1T0Y4C' },
+			{
+				'x-service-event': 'transcription.failed',
+				'x-service-event-id': 'evt_01J9Z6Q4M7W2XK3B8N5R1T0Y4C',
+			},
 			completed,
 			'X-Service-Event is "transcription.failed" but the body says "transcription.completed"',
 		],

@@ -21,7 +21,10 @@ export async function router(this: IExecuteFunctions): Promise<INodeExecutionDat
 	const operation = this.getNodeParameter('operation', 0) as string;
 	const operationModule = resources[resource]?.[operation];
 	if (!operationModule) {
-		throw new NodeOperationError(this.getNode(), `The operation "${operation}" of "${resource}" is not supported`);
+		throw new NodeOperationError(
+			this.getNode(),
+			`The operation "${operation}" of "${resource}" is not supported`,
+		);
 	}
 
 	const client = new TranscriptionServiceClient(this);
@@ -33,12 +36,16 @@ export async function router(this: IExecuteFunctions): Promise<INodeExecutionDat
 			results[itemIndex] = output.map((item) => ({ ...item, pairedItem: { item: itemIndex } }));
 		} catch (error) {
 			// A cancelled execution is not an item's failure: let the cancellation through untouched.
-			if (!this.continueOnFail() || cancelSignal?.aborted) throw toNodeError(this, error, itemIndex);
+			if (!this.continueOnFail() || cancelSignal?.aborted)
+				throw toNodeError(this, error, itemIndex);
 			results[itemIndex] = [{ json: failedItemJson(error), pairedItem: { item: itemIndex } }];
 		}
 	};
 
-	const concurrency = Math.max(1, Math.min(items.length, operationModule.concurrency?.call(this) ?? 1));
+	const concurrency = Math.max(
+		1,
+		Math.min(items.length, operationModule.concurrency?.call(this) ?? 1),
+	);
 	let next = 0;
 	let failure: unknown;
 	// After the first failure no new item starts; the ones in flight finish before the node reports it.

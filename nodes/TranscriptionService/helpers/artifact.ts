@@ -91,7 +91,10 @@ async function explainNotReady(
 		: 'download the transcript once it is "completed" (poll Transcription → Get, or let the Transcription Service Trigger tell you).';
 	const explained = buildNodeApiError(
 		context,
-		{ ...fields, message: `The transcript of job ${jobId} is not ready: the job is "${status}"; ${outlook}` },
+		{
+			...fields,
+			message: `The transcript of job ${jobId} is not ready: the job is "${status}"; ${outlook}`,
+		},
 		itemIndex,
 	);
 	explained.context.job_id = jobId;
@@ -107,5 +110,9 @@ export async function artifactBinary(
 	context: ArtifactContext,
 	artifact: DownloadedArtifact,
 ): Promise<IBinaryData> {
-	return await context.helpers.prepareBinaryData(artifact.bytes, artifact.fileName, artifact.mimeType);
+	return await context.helpers.prepareBinaryData(
+		artifact.bytes,
+		artifact.fileName,
+		artifact.mimeType,
+	);
 }

@@ -34,12 +34,16 @@ export async function inputMedia(
 	const binary = item?.binary?.[propertyName];
 	if (!binary) {
 		const present = Object.keys(item?.binary ?? {});
-		throw new NodeOperationError(context.getNode(), `The item has no binary field "${propertyName}"`, {
-			itemIndex,
-			description: present.length
-				? `Its binary fields are: ${present.map((name) => `"${name}"`).join(', ')}. Set "Input Binary Field" to one of them.`
-				: 'It has no binary fields at all. Read the media file first (e.g. with "Read/Write Files from Disk" or "HTTP Request").',
-		});
+		throw new NodeOperationError(
+			context.getNode(),
+			`The item has no binary field "${propertyName}"`,
+			{
+				itemIndex,
+				description: present.length
+					? `Its binary fields are: ${present.map((name) => `"${name}"`).join(', ')}. Set "Input Binary Field" to one of them.`
+					: 'It has no binary fields at all. Read the media file first (e.g. with "Read/Write Files from Disk" or "HTTP Request").',
+			},
+		);
 	}
 	const binaryId = binary.id;
 	const sizeBytes = binaryId

@@ -17,7 +17,8 @@ export function idempotencyKeyFor(
 	if (problem) {
 		throw new NodeOperationError(context.getNode(), problem, {
 			itemIndex,
-			description: 'Set "Idempotency Key" (under Options) to 1–200 characters, or clear it to let the node generate one.',
+			description:
+				'Set "Idempotency Key" (under Options) to 1–200 characters, or clear it to let the node generate one.',
 		});
 	}
 	return userKey;

@@ -25,7 +25,8 @@ export const transcriptionOptionsProperty: INodeProperties = {
 				{
 					name: 'Premium Quality',
 					value: 'premium_quality',
-					description: 'Best accuracy; needs a Basic plan or higher and costs twice the output format',
+					description:
+						'Best accuracy; needs a Basic plan or higher and costs twice the output format',
 				},
 				{ name: 'Standard', value: 'standard' },
 			],
@@ -40,14 +41,15 @@ export const transcriptionOptionsProperty: INodeProperties = {
 				{ name: 'SRT Subtitles', value: 'srt' },
 			],
 			default: 'srt',
-			description: 'The format the job\'s default artifact is downloaded in',
+			description: "The format the job's default artifact is downloaded in",
 		},
 		{
 			displayName: 'Translate to Hebrew',
 			name: 'translate_to_hebrew',
 			type: 'boolean',
 			default: false,
-			description: 'Whether to translate non-Hebrew speech into Hebrew. The language itself is detected automatically.',
+			description:
+				'Whether to translate non-Hebrew speech into Hebrew. The language itself is detected automatically.',
 		},
 		{
 			displayName: 'User Prompt',
@@ -56,7 +58,8 @@ export const transcriptionOptionsProperty: INodeProperties = {
 			typeOptions: { rows: 3 },
 			default: '',
 			placeholder: 'e.g. Speakers: Dana Levi, Amir Cohen. Terms: n8n, Kubernetes.',
-			description: 'Vocabulary or guidance for the transcription, such as names and terms that occur in the media',
+			description:
+				'Vocabulary or guidance for the transcription, such as names and terms that occur in the media',
 		},
 		{
 			displayName: 'Webhook URL',
@@ -70,7 +73,10 @@ export const transcriptionOptionsProperty: INodeProperties = {
 	],
 };
 
-export function createRequest(uploadId: string, additionalFields: IDataObject): PublicTranscriptionCreateRequest {
+export function createRequest(
+	uploadId: string,
+	additionalFields: IDataObject,
+): PublicTranscriptionCreateRequest {
 	const request: IDataObject = { upload_id: uploadId };
 	for (const field of TRANSCRIPTION_CREATE_FIELDS) {
 		if (field === 'upload_id') continue;

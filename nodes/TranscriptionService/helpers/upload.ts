@@ -49,7 +49,8 @@ export async function uploadMedia(
 		itemIndex,
 	});
 	if (response.status !== 409) return response.body;
-	const bytesStored = apiErrorOf(response)?.code === 'upload_not_available' && response.unansweredAttempts > 0;
+	const bytesStored =
+		apiErrorOf(response)?.code === 'upload_not_available' && response.unansweredAttempts > 0;
 	if (!bytesStored) throw apiErrorFromResponse(context, response, itemIndex);
 	return { ok: true, bytes_received: media.sizeBytes, already_stored: true };
 }

@@ -53,7 +53,11 @@ export function assertCompleted(
 				: 'The service could not transcribe the media. Check that the file is audio or video in a common format, then start a new job.',
 		},
 	);
-	Object.assign(error.context, { code: cancelled ? 'job_cancelled' : 'job_failed', job_id: job.job_id, status });
+	Object.assign(error.context, {
+		code: cancelled ? 'job_cancelled' : 'job_failed',
+		job_id: job.job_id,
+		status,
+	});
 	throw error;
 }
 
@@ -72,7 +76,11 @@ function maxWaitExceeded(
 				'The job keeps running on the service. Raise "Max Wait", or fetch the result later with Transcription → Get and → Download Artifact using this job_id.',
 		},
 	);
-	Object.assign(error.context, { code: 'max_wait_exceeded', job_id: job.job_id, status: job.status });
+	Object.assign(error.context, {
+		code: 'max_wait_exceeded',
+		job_id: job.job_id,
+		status: job.status,
+	});
 	return error;
 }
 

@@ -117,20 +117,27 @@ export class TranscriptionServiceClient {
 	async serviceSettings(): Promise<ServiceSettings> {
 		if (!this.settings) {
 			const credentials = await this.context.getCredentials(CREDENTIAL_TYPE);
-			const baseUrl = String(credentials.baseUrl ?? '').trim().replace(/\/+$/, '');
+			const baseUrl = String(credentials.baseUrl ?? '')
+				.trim()
+				.replace(/\/+$/, '');
 			if (!/^https?:\/\//i.test(baseUrl)) {
 				throw new NodeApiError(this.context.getNode(), {} as JsonObject, {
-					message: 'The credential\'s Base URL must start with http:// or https://',
+					message: "The credential's Base URL must start with http:// or https://",
 					description: `Got "${baseUrl}". For the local sandbox use http://127.0.0.1:4010.`,
 				});
 			}
 			// Checked here too (the credential's authenticate refuses it as well) so the message is not lost in a request error.
 			if (apiKeyMode(String(credentials.apiKey ?? '')) === undefined) {
-				throw new NodeOperationError(this.context.getNode(), 'The credential\'s API Key has no known prefix', {
-					description: INVALID_API_KEY_PREFIX_MESSAGE,
-				});
+				throw new NodeOperationError(
+					this.context.getNode(),
+					"The credential's API Key has no known prefix",
+					{
+						description: INVALID_API_KEY_PREFIX_MESSAGE,
+					},
+				);
 			}
-			const prefix = credentials.pathPrefix === undefined ? DEFAULT_PATH_PREFIX : String(credentials.pathPrefix);
+			const prefix =
+				credentials.pathPrefix === undefined ? DEFAULT_PATH_PREFIX : String(credentials.pathPrefix);
 			this.settings = { baseUrl, pathPrefix: prefix };
 			this.state = this.sharedState(`${baseUrl}|${fingerprint(String(credentials.apiKey ?? ''))}`);
 		}
@@ -138,7 +145,10 @@ export class TranscriptionServiceClient {
 	}
 
 	private sharedState(accountKey: string): AccountState {
-		const fresh = (): AccountState => ({ pacer: this.ownPacer ?? new RateLimitPacer(), jobs: new Map() });
+		const fresh = (): AccountState => ({
+			pacer: this.ownPacer ?? new RateLimitPacer(),
+			jobs: new Map(),
+		});
 		const signal = this.cancelSignal();
 		if (!signal || this.ownPacer) return fresh();
 		let states = executionStates.get(signal);
@@ -155,7 +165,9 @@ export class TranscriptionServiceClient {
 	}
 
 	cancelSignal(): AbortSignal | undefined {
-		return 'getExecutionCancelSignal' in this.context ? this.context.getExecutionCancelSignal() : undefined;
+		return 'getExecutionCancelSignal' in this.context
+			? this.context.getExecutionCancelSignal()
+			: undefined;
 	}
 
 	/**
@@ -231,7 +243,11 @@ export class TranscriptionServiceClient {
 		}
 	}
 
-	private async waitForPacer(bucket: RateLimitBucket, signal: AbortSignal | undefined, itemIndex?: number) {
+	private async waitForPacer(
+		bucket: RateLimitBucket,
+		signal: AbortSignal | undefined,
+		itemIndex?: number,
+	) {
 		for (;;) {
 			const delay = this.pacer.reserve(bucket, Date.now());
 			if (delay <= 0) return;
@@ -297,7 +313,8 @@ export class TranscriptionServiceClient {
 		}
 		if (rawBody !== undefined) {
 			headers['Content-Type'] = 'application/octet-stream';
-			if (request.contentLength !== undefined) headers['Content-Length'] = String(request.contentLength);
+			if (request.contentLength !== undefined)
+				headers['Content-Length'] = String(request.contentLength);
 			// n8n passes a stream through to axios, which pipes it; the declared type only lacks the stream variant.
 			options.body = rawBody as IHttpRequestOptions['body'];
 		}
@@ -350,7 +367,14 @@ function toApiResponse<T>(
 			body = rawBody.toString('utf8');
 		}
 	}
-	return { status: response.statusCode, headers, body: body as T, rawBody, attempts, unansweredAttempts };
+	return {
+		status: response.statusCode,
+		headers,
+		body: body as T,
+		rawBody,
+		attempts,
+		unansweredAttempts,
+	};
 }
 
 function toBuffer(body: unknown): Buffer {
@@ -364,7 +388,12 @@ function toBuffer(body: unknown): Buffer {
 
 /** n8n wraps network failures in NodeApiError, keeping the socket error's code as `httpCode`. */
 function networkErrorOf(error: unknown): { code?: string; message: string } {
-	const candidate = (error ?? {}) as { code?: unknown; httpCode?: unknown; message?: unknown; messages?: unknown };
+	const candidate = (error ?? {}) as {
+		code?: unknown;
+		httpCode?: unknown;
+		message?: unknown;
+		messages?: unknown;
+	};
 	const code = [candidate.code, candidate.httpCode].find(
 		(value): value is string => typeof value === 'string' && /^[A-Z_]+$/.test(value),
 	);
@@ -388,7 +417,9 @@ function apiErrorFromEnvelope(envelope: PublicAPIErrorEnvelope, status: number):
 
 /** The API error an answer carries, when it is an error envelope. */
 export function apiErrorOf(response: ApiResponse): ApiErrorFields | undefined {
-	return isErrorEnvelope(response.body) ? apiErrorFromEnvelope(response.body, response.status) : undefined;
+	return isErrorEnvelope(response.body)
+		? apiErrorFromEnvelope(response.body, response.status)
+		: undefined;
 }
 
 /** The NodeApiError for an answer the caller accepted (acceptStatuses) but cannot use after all. */
@@ -399,13 +430,14 @@ export function apiErrorFromResponse(
 	retryNote = '',
 ): NodeApiError {
 	const fields: ApiErrorFields = apiErrorOf(response) ?? {
-				code: `http_${response.status}`,
-				message: `The service answered HTTP ${response.status} without an error envelope`,
-				request_id: response.headers['x-request-id'] ?? null,
-				resolution_url: null,
-				http_status: response.status,
-			};
-	const attemptsNote = response.attempts > 1 && retryNote ? ` (${response.attempts} attempts; ${retryNote})` : '';
+		code: `http_${response.status}`,
+		message: `The service answered HTTP ${response.status} without an error envelope`,
+		request_id: response.headers['x-request-id'] ?? null,
+		resolution_url: null,
+		http_status: response.status,
+	};
+	const attemptsNote =
+		response.attempts > 1 && retryNote ? ` (${response.attempts} attempts; ${retryNote})` : '';
 	return buildNodeApiError(context, fields, itemIndex, attemptsNote);
 }
 
@@ -422,12 +454,16 @@ export function buildNodeApiError(
 	]
 		.filter(Boolean)
 		.join(' · ');
-	const error = new NodeApiError(context.getNode(), { error: { ...fields } } as unknown as JsonObject, {
-		message: `${fields.message}${note}`,
-		description,
-		httpCode: fields.http_status === null ? undefined : String(fields.http_status),
-		itemIndex,
-	});
+	const error = new NodeApiError(
+		context.getNode(),
+		{ error: { ...fields } } as unknown as JsonObject,
+		{
+			message: `${fields.message}${note}`,
+			description,
+			httpCode: fields.http_status === null ? undefined : String(fields.http_status),
+			itemIndex,
+		},
+	);
 	error.context.apiError = fields as unknown as IDataObject;
 	return error;
 }
@@ -439,7 +475,8 @@ function unreachableError(
 	attempts: number,
 	itemIndex: number | undefined,
 ): NodeApiError {
-	const detail = outcome.kind === 'network_error' ? (outcome.error as { message: string }).message : '';
+	const detail =
+		outcome.kind === 'network_error' ? (outcome.error as { message: string }).message : '';
 	return buildNodeApiError(
 		context,
 		{

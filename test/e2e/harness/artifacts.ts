@@ -24,7 +24,8 @@ export async function artifactText(format: ArtifactFormat, bytes: Buffer): Promi
 			return text;
 		}
 		case 'pdf': {
-			if (bytes.subarray(0, 5).toString('latin1') !== '%PDF-') throw new Error('Not a PDF (no %PDF- header)');
+			if (bytes.subarray(0, 5).toString('latin1') !== '%PDF-')
+				throw new Error('Not a PDF (no %PDF- header)');
 			return (await pdfParse(bytes)).text;
 		}
 		case 'docx': {

@@ -15,9 +15,15 @@ import { n8nInstall } from './versions';
 import type { WorkflowJson } from './workflows';
 
 /** The credential every example and e2e workflow refers to (examples keep this id so they import ready to run). */
-export const SANDBOX_CREDENTIAL = { id: 'tssSandboxCred01', name: 'Transcription Service (sandbox)' };
+export const SANDBOX_CREDENTIAL = {
+	id: 'tssSandboxCred01',
+	name: 'Transcription Service (sandbox)',
+};
 /** Same account with its test key: jobs complete at once, so every operation can run in one pass. */
-export const SANDBOX_TEST_KEY_CREDENTIAL = { id: 'tssSandboxTest01', name: 'Transcription Service (sandbox, test key)' };
+export const SANDBOX_TEST_KEY_CREDENTIAL = {
+	id: 'tssSandboxTest01',
+	name: 'Transcription Service (sandbox, test key)',
+};
 export const CREDENTIAL_TYPE = 'transcriptionServiceApi';
 
 export interface WorkflowPlaces {
@@ -92,9 +98,16 @@ export async function startEnvironment(options: EnvironmentOptions): Promise<E2e
 
 		const workflowsFolder = path.join(options.workDir, 'workflows');
 		await mkdir(workflowsFolder, { recursive: true });
-		const workflows = options.workflows({ n8nBaseUrl: n8n.baseUrl, sandboxBaseUrl: sandbox.baseUrl, filesFolder });
+		const workflows = options.workflows({
+			n8nBaseUrl: n8n.baseUrl,
+			sandboxBaseUrl: sandbox.baseUrl,
+			filesFolder,
+		});
 		for (const workflow of workflows) {
-			await writeFile(path.join(workflowsFolder, `${workflow.id}.json`), JSON.stringify(workflow, null, 2));
+			await writeFile(
+				path.join(workflowsFolder, `${workflow.id}.json`),
+				JSON.stringify(workflow, null, 2),
+			);
 		}
 		if (workflows.length > 0) {
 			await n8n.cli(['import:workflow', '--separate', `--input=${workflowsFolder}`]);

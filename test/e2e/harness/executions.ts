@@ -21,7 +21,9 @@ export async function newExecutions(
 	const finished = await waitFor(
 		`${count} new execution(s) of workflow ${workflowId}`,
 		async () => {
-			const fresh = (await api.executions(workflowId)).filter((execution) => !before.has(execution.id));
+			const fresh = (await api.executions(workflowId)).filter(
+				(execution) => !before.has(execution.id),
+			);
 			const done = fresh.filter(isFinished);
 			return done.length >= count && done.length === fresh.length ? done : undefined;
 		},
@@ -43,10 +45,13 @@ export function nodeItems(execution: ExecutionWithData, nodeName: string): Execu
 	const runs = execution.data.resultData.runData[nodeName];
 	if (!runs?.length) {
 		const error = execution.data.resultData.error?.message;
-		throw new Error(`Node "${nodeName}" did not run in execution ${execution.id}${error ? `: ${error}` : ''}`);
+		throw new Error(
+			`Node "${nodeName}" did not run in execution ${execution.id}${error ? `: ${error}` : ''}`,
+		);
 	}
 	const [firstRun] = runs;
-	if (firstRun.error) throw new Error(`Node "${nodeName}" failed: ${firstRun.error.message ?? 'unknown error'}`);
+	if (firstRun.error)
+		throw new Error(`Node "${nodeName}" failed: ${firstRun.error.message ?? 'unknown error'}`);
 	return firstRun.data?.main?.[0] ?? [];
 }
 
@@ -57,14 +62,21 @@ export async function serviceArtifact(
 	jobId: string,
 	format: ArtifactFormat,
 ): Promise<Buffer> {
-	const response = await fetch(`${sandboxBaseUrl}/api/v1/transcriptions/${jobId}/artifact.${format}`, {
-		headers: { authorization: `Bearer ${apiKey}` },
-	});
-	if (!response.ok) throw new Error(`artifact ${jobId}.${format} → ${response.status}: ${await response.text()}`);
+	const response = await fetch(
+		`${sandboxBaseUrl}/api/v1/transcriptions/${jobId}/artifact.${format}`,
+		{
+			headers: { authorization: `Bearer ${apiKey}` },
+		},
+	);
+	if (!response.ok)
+		throw new Error(`artifact ${jobId}.${format} → ${response.status}: ${await response.text()}`);
 	return Buffer.from(await response.arrayBuffer());
 }
 
-export async function postJson(url: string, body: unknown): Promise<{ status: number; body: unknown }> {
+export async function postJson(
+	url: string,
+	body: unknown,
+): Promise<{ status: number; body: unknown }> {
 	const response = await fetch(url, {
 		method: 'POST',
 		headers: { 'content-type': 'application/json' },

@@ -47,7 +47,9 @@ export class N8nInstance {
 	private async environment(): Promise<NodeJS.ProcessEnv> {
 		// Nothing of the caller's n8n, npm or jest settings leaks in (jest's NODE_ENV=test silences n8n).
 		const inherited = Object.fromEntries(
-			Object.entries(process.env).filter(([name]) => !/^(N8N_|npm_|JEST_)/.test(name) && name !== 'NODE_ENV'),
+			Object.entries(process.env).filter(
+				([name]) => !/^(N8N_|npm_|JEST_)/.test(name) && name !== 'NODE_ENV',
+			),
 		);
 		return {
 			...inherited,
@@ -84,7 +86,10 @@ export class N8nInstance {
 	}
 
 	/** Runs an n8n CLI command (import, execute, …) against this user folder. */
-	async cli(args: string[], options: { allowFailure?: boolean; timeoutMs?: number } = {}): Promise<CommandResult> {
+	async cli(
+		args: string[],
+		options: { allowFailure?: boolean; timeoutMs?: number } = {},
+	): Promise<CommandResult> {
 		return await run(this.install.nodeBinary, [this.install.n8nBin, ...args], {
 			env: await this.environment(),
 			cwd: this.userFolder,

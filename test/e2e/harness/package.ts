@@ -11,9 +11,12 @@ export const PACKAGE_NAME = 'n8n-nodes-transcription-service';
 
 /** Packs dist/ (run `npm run build` first); returns the tarball's path. */
 export async function packPackage(destination: string): Promise<string> {
-	if (!existsSync(path.join(REPO_ROOT, 'dist'))) throw new Error('dist/ is missing: run `npm run build` first');
+	if (!existsSync(path.join(REPO_ROOT, 'dist')))
+		throw new Error('dist/ is missing: run `npm run build` first');
 	await mkdir(destination, { recursive: true });
-	const { stdout } = await run('npm', ['pack', '--json', '--pack-destination', destination], { cwd: REPO_ROOT });
+	const { stdout } = await run('npm', ['pack', '--json', '--pack-destination', destination], {
+		cwd: REPO_ROOT,
+	});
 	const [packed] = JSON.parse(stdout) as Array<{ filename: string }>;
 	return path.join(destination, packed.filename);
 }
@@ -24,12 +27,23 @@ export async function installIntoUserFolder(userFolder: string, tarball: string)
 	await mkdir(nodesFolder, { recursive: true });
 	const manifest = path.join(nodesFolder, 'package.json');
 	if (!existsSync(manifest)) {
-		await writeFile(manifest, `${JSON.stringify({ name: 'installed-nodes', private: true }, null, 2)}\n`);
+		await writeFile(
+			manifest,
+			`${JSON.stringify({ name: 'installed-nodes', private: true }, null, 2)}\n`,
+		);
 	}
 	// n8n provides n8n-workflow itself: the peer dependency must not bring a second copy.
 	await run(
 		'npm',
-		['install', tarball, '--omit=peer', '--legacy-peer-deps', '--no-audit', '--no-fund', '--ignore-scripts'],
+		[
+			'install',
+			tarball,
+			'--omit=peer',
+			'--legacy-peer-deps',
+			'--no-audit',
+			'--no-fund',
+			'--ignore-scripts',
+		],
 		{ cwd: nodesFolder },
 	);
 }

@@ -41,7 +41,11 @@ export async function run(
 			if (timer) clearTimeout(timer);
 			const result = { code, stdout, stderr };
 			if (code !== 0 && !allowFailure) {
-				reject(new Error(`${command} ${args.join(' ')} exited with ${code}\n${stderr.slice(-4000)}${stdout.slice(-2000)}`));
+				reject(
+					new Error(
+						`${command} ${args.join(' ')} exited with ${code}\n${stderr.slice(-4000)}${stdout.slice(-2000)}`,
+					),
+				);
 			} else {
 				resolve(result);
 			}

@@ -84,20 +84,23 @@ export class N8nApi {
 		});
 	}
 
-	private async json<T>(method: string, path: string, options: Parameters<N8nApi['request']>[2] = {}): Promise<T> {
+	private async json<T>(
+		method: string,
+		path: string,
+		options: Parameters<N8nApi['request']>[2] = {},
+	): Promise<T> {
 		const response = await this.request(method, path, options);
 		const text = await response.text();
-		if (!response.ok) throw new Error(`${method} ${path} → ${response.status}: ${text.slice(0, 1000)}`);
+		if (!response.ok)
+			throw new Error(`${method} ${path} → ${response.status}: ${text.slice(0, 1000)}`);
 		return JSON.parse(text) as T;
 	}
 
 	/** Owner setup, login and an API key with every scope the owner may grant. */
 	async signIn(): Promise<void> {
-		const settings = await this.json<{ data: { userManagement?: { showSetupOnFirstLoad?: boolean } } }>(
-			'GET',
-			'/rest/settings',
-			{ auth: 'none' },
-		);
+		const settings = await this.json<{
+			data: { userManagement?: { showSetupOnFirstLoad?: boolean } };
+		}>('GET', '/rest/settings', { auth: 'none' });
 		if (settings.data.userManagement?.showSetupOnFirstLoad !== false) {
 			await this.json('POST', '/rest/owner/setup', { body: OWNER, auth: 'none' });
 		}
@@ -106,7 +109,9 @@ export class N8nApi {
 			auth: 'none',
 		});
 		if (!login.ok) throw new Error(`login → ${login.status}: ${await login.text()}`);
-		const authCookie = login.headers.getSetCookie().find((cookie) => cookie.startsWith('n8n-auth='));
+		const authCookie = login.headers
+			.getSetCookie()
+			.find((cookie) => cookie.startsWith('n8n-auth='));
 		if (!authCookie) throw new Error('login set no n8n-auth cookie');
 		this.cookie = authCookie.split(';')[0];
 
@@ -131,9 +136,13 @@ export class N8nApi {
 	}
 
 	async execution(executionId: string): Promise<ExecutionWithData> {
-		return await this.json<ExecutionWithData>('GET', `/api/v1/executions/${executionId}?includeData=true`, {
-			auth: 'apiKey',
-		});
+		return await this.json<ExecutionWithData>(
+			'GET',
+			`/api/v1/executions/${executionId}?includeData=true`,
+			{
+				auth: 'apiKey',
+			},
+		);
 	}
 
 	/** Bytes of a binary an execution stored (filesystem mode), through the editor's own download endpoint. */
@@ -141,7 +150,8 @@ export class N8nApi {
 		if (!binary.id) return Buffer.from(binary.data ?? '', 'base64');
 		const query = new URLSearchParams({ id: binary.id, action: 'download' });
 		const response = await this.request('GET', `/rest/binary-data?${query.toString()}`);
-		if (!response.ok) throw new Error(`binary-data ${binary.id} → ${response.status}: ${await response.text()}`);
+		if (!response.ok)
+			throw new Error(`binary-data ${binary.id} → ${response.status}: ${await response.text()}`);
 		return Buffer.from(await response.arrayBuffer());
 	}
 

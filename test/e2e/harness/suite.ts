@@ -9,7 +9,14 @@ import { N8nApi } from './rest';
 import type { N8nVersionId } from './versions';
 import { isN8nVersionId, n8nInstall, REPO_ROOT, WORK_DIR } from './versions';
 import type { WorkflowJson } from './workflows';
-import { EXAMPLES, findNode, loadExample, loadFixture, relocate, triggerProductionUrl } from './workflows';
+import {
+	EXAMPLES,
+	findNode,
+	loadExample,
+	loadFixture,
+	relocate,
+	triggerProductionUrl,
+} from './workflows';
 
 export const WORKFLOW_IDS = {
 	exampleForm: 'tssExampleForm01',
@@ -41,7 +48,12 @@ export interface SuiteContext {
 }
 
 export function triggerIsBuilt(): boolean {
-	return existsSync(path.join(REPO_ROOT, 'dist/nodes/TranscriptionServiceTrigger/TranscriptionServiceTrigger.node.js'));
+	return existsSync(
+		path.join(
+			REPO_ROOT,
+			'dist/nodes/TranscriptionServiceTrigger/TranscriptionServiceTrigger.node.js',
+		),
+	);
 }
 
 /** The examples and fixtures, adapted to this run; trigger workflows only when the trigger is built. */
@@ -52,7 +64,9 @@ export function suiteWorkflows(places: WorkflowPlaces): WorkflowJson[] {
 		loadFixture('every-operation.json'),
 	];
 	if (triggerIsBuilt()) {
-		const { exampleTrigger, exampleBatch, triggerWithArtifact } = triggerWorkflows(places.n8nBaseUrl);
+		const { exampleTrigger, exampleBatch, triggerWithArtifact } = triggerWorkflows(
+			places.n8nBaseUrl,
+		);
 		workflows.push(exampleTrigger, exampleBatch, triggerWithArtifact);
 	}
 	return workflows.map((workflow) => relocate(workflow, places.filesFolder));
@@ -61,13 +75,20 @@ export function suiteWorkflows(places: WorkflowPlaces): WorkflowJson[] {
 export function triggerWorkflows(n8nBaseUrl: string) {
 	const exampleTrigger = loadExample(EXAMPLES.trigger);
 	const triggerWithArtifact = loadFixture('trigger-with-artifact.json');
-	const exampleTriggerUrl = triggerProductionUrl(n8nBaseUrl, exampleTrigger, TRIGGER_NODES.exampleTrigger);
+	const exampleTriggerUrl = triggerProductionUrl(
+		n8nBaseUrl,
+		exampleTrigger,
+		TRIGGER_NODES.exampleTrigger,
+	);
 	const exampleBatch = loadExample(EXAMPLES.batch);
 	// What the README asks of users: paste the trigger's production URL into Create's Webhook URL.
 	const create = findNode(exampleBatch, 'Create Transcription');
 	create.parameters = {
 		...create.parameters,
-		additionalFields: { ...(create.parameters.additionalFields as object), webhook_url: exampleTriggerUrl },
+		additionalFields: {
+			...(create.parameters.additionalFields as object),
+			webhook_url: exampleTriggerUrl,
+		},
 	};
 	return {
 		exampleTrigger,
@@ -75,7 +96,11 @@ export function triggerWorkflows(n8nBaseUrl: string) {
 		triggerWithArtifact,
 		urls: {
 			exampleTrigger: exampleTriggerUrl,
-			triggerWithArtifact: triggerProductionUrl(n8nBaseUrl, triggerWithArtifact, TRIGGER_NODES.triggerWithArtifact),
+			triggerWithArtifact: triggerProductionUrl(
+				n8nBaseUrl,
+				triggerWithArtifact,
+				TRIGGER_NODES.triggerWithArtifact,
+			),
 		},
 	};
 }
@@ -89,7 +114,9 @@ export function activeWorkflowIds(): string[] {
 export function suiteVersionId(): N8nVersionId {
 	const versionId = process.env.E2E_N8N_VERSION ?? '';
 	if (!isN8nVersionId(versionId)) {
-		throw new Error(`E2E_N8N_VERSION must name one installed n8n (2.8 or 2.15); got "${versionId}". Use npm run test:e2e.`);
+		throw new Error(
+			`E2E_N8N_VERSION must name one installed n8n (2.8 or 2.15); got "${versionId}". Use npm run test:e2e.`,
+		);
 	}
 	return versionId;
 }

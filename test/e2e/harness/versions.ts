@@ -30,7 +30,9 @@ export function n8nInstall(id: N8nVersionId): N8nInstall {
 	const nodeBinary = path.join(modules, '.tss-e2e', 'node');
 	const n8nPackage = path.join(modules, 'n8n', 'package.json');
 	if (!existsSync(nodeBinary) || !existsSync(n8nPackage)) {
-		throw new Error(`n8n ${id} is not installed: run scripts/e2e/install.sh ${id} (or npm run e2e:install)`);
+		throw new Error(
+			`n8n ${id} is not installed: run scripts/e2e/install.sh ${id} (or npm run e2e:install)`,
+		);
 	}
 	const { version } = JSON.parse(readFileSync(n8nPackage, 'utf8')) as { version: string };
 	return {

@@ -27,16 +27,22 @@ export const EXAMPLES = {
 } as const;
 
 export function loadExample(fileName: string): WorkflowJson {
-	return JSON.parse(readFileSync(path.join(REPO_ROOT, 'examples', fileName), 'utf8')) as WorkflowJson;
+	return JSON.parse(
+		readFileSync(path.join(REPO_ROOT, 'examples', fileName), 'utf8'),
+	) as WorkflowJson;
 }
 
 export function loadFixture(fileName: string): WorkflowJson {
-	return JSON.parse(readFileSync(path.join(E2E_DIR, 'workflows', fileName), 'utf8')) as WorkflowJson;
+	return JSON.parse(
+		readFileSync(path.join(E2E_DIR, 'workflows', fileName), 'utf8'),
+	) as WorkflowJson;
 }
 
 /** The workflow with every mention of the examples' files folder pointed at this run's. */
 export function relocate(workflow: WorkflowJson, filesFolder: string): WorkflowJson {
-	return JSON.parse(JSON.stringify(workflow).split(EXAMPLE_FILES_FOLDER).join(filesFolder)) as WorkflowJson;
+	return JSON.parse(
+		JSON.stringify(workflow).split(EXAMPLE_FILES_FOLDER).join(filesFolder),
+	) as WorkflowJson;
 }
 
 export function findNode(workflow: WorkflowJson, nodeName: string): INode {
@@ -60,11 +66,23 @@ function builtTriggerDescription(): INodeTypeDescription {
 }
 
 /** The production URL n8n serves a trigger node's POST webhook on, from the built node's own description. */
-export function triggerProductionUrl(n8nBaseUrl: string, workflow: WorkflowJson, nodeName: string): string {
+export function triggerProductionUrl(
+	n8nBaseUrl: string,
+	workflow: WorkflowJson,
+	nodeName: string,
+): string {
 	const node = findNode(workflow, nodeName);
-	const webhook = builtTriggerDescription().webhooks?.find((candidate) => candidate.httpMethod === 'POST');
+	const webhook = builtTriggerDescription().webhooks?.find(
+		(candidate) => candidate.httpMethod === 'POST',
+	);
 	if (!webhook) throw new Error('The trigger describes no POST webhook');
 	const webhookPath = typeof webhook.path === 'string' ? webhook.path : '';
 	const isFullPath = webhook.isFullPath === true;
-	return NodeHelpers.getNodeWebhookUrl(`${n8nBaseUrl}/webhook`, workflow.id, node, webhookPath, isFullPath);
+	return NodeHelpers.getNodeWebhookUrl(
+		`${n8nBaseUrl}/webhook`,
+		workflow.id,
+		node,
+		webhookPath,
+		isFullPath,
+	);
 }

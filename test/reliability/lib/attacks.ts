@@ -71,7 +71,9 @@ export function sortedJson(value: unknown): string {
 	if (value !== null && typeof value === 'object') {
 		const entries = Object.keys(value as Record<string, unknown>)
 			.sort()
-			.map((key) => `${JSON.stringify(key)}:${sortedJson((value as Record<string, unknown>)[key])}`);
+			.map(
+				(key) => `${JSON.stringify(key)}:${sortedJson((value as Record<string, unknown>)[key])}`,
+			);
 		return `{${entries.join(',')}}`;
 	}
 	return JSON.stringify(value);
@@ -96,7 +98,11 @@ export function buildAttackMatrix(options: AttackMatrixOptions): Delivery[] {
 	let serial = 0;
 	const nextId = (prefix: string) => `${prefix}_${String(++serial).padStart(6, '0')}`;
 
-	const event = (eventId: string, kind: EventBody['event'] = random() < 0.7 ? 'transcription.completed' : 'transcription.failed', jobId = nextId('job_r2')): EventBody => ({
+	const event = (
+		eventId: string,
+		kind: EventBody['event'] = random() < 0.7 ? 'transcription.completed' : 'transcription.failed',
+		jobId = nextId('job_r2'),
+	): EventBody => ({
 		event: kind,
 		event_id: eventId,
 		job_id: jobId,
@@ -104,10 +110,18 @@ export function buildAttackMatrix(options: AttackMatrixOptions): Delivery[] {
 		created_at: new Date(Date.UTC(2026, 10, 22) + serial * 1000).toISOString(),
 		links: {
 			self: `${options.linkBaseUrl}/api/v1/transcriptions/${jobId}`,
-			artifact: kind === 'transcription.completed' ? `${options.linkBaseUrl}/api/v1/transcriptions/${jobId}/artifact` : null,
+			artifact:
+				kind === 'transcription.completed'
+					? `${options.linkBaseUrl}/api/v1/transcriptions/${jobId}/artifact`
+					: null,
 		},
 	});
-	const signedHeaders = (body: Buffer, eventBody: EventBody, timestamp: number, signingSecret = secret) => ({
+	const signedHeaders = (
+		body: Buffer,
+		eventBody: EventBody,
+		timestamp: number,
+		signingSecret = secret,
+	) => ({
 		'content-type': 'application/json',
 		'x-service-event': eventBody.event,
 		'x-service-event-id': eventBody.event_id,
@@ -124,7 +138,8 @@ export function buildAttackMatrix(options: AttackMatrixOptions): Delivery[] {
 	for (const { kind, count } of counts) {
 		switch (kind) {
 			case 'valid':
-				for (let n = 0; n < count; n++) deliveries.push(validDelivery(kind, event(nextId('evt_valid'))));
+				for (let n = 0; n < count; n++)
+					deliveries.push(validDelivery(kind, event(nextId('evt_valid'))));
 				break;
 			case 'valid_reordered_pair':
 				// A job's events delivered newest first: the failed event (created later) before the completed one.
@@ -132,16 +147,21 @@ export function buildAttackMatrix(options: AttackMatrixOptions): Delivery[] {
 					const jobId = nextId('job_r2_pair');
 					const completed = event(nextId('evt_pair'), 'transcription.completed', jobId);
 					const failed = event(nextId('evt_pair'), 'transcription.failed', jobId);
-					deliveries.push({ ...validDelivery(kind, failed), group: jobId }, { ...validDelivery(kind, completed), group: jobId });
+					deliveries.push(
+						{ ...validDelivery(kind, failed), group: jobId },
+						{ ...validDelivery(kind, completed), group: jobId },
+					);
 				}
 				if (count % 2 === 1) deliveries.push(validDelivery(kind, event(nextId('evt_pair'))));
 				break;
 			case 'duplicate':
 				for (let n = 0; n < Math.floor(count / 3); n++) {
 					const body = event(nextId('evt_dup'));
-					for (let copy = 0; copy < 3; copy++) deliveries.push({ ...validDelivery(kind, body), group: body.event_id });
+					for (let copy = 0; copy < 3; copy++)
+						deliveries.push({ ...validDelivery(kind, body), group: body.event_id });
 				}
-				for (let n = 0; n < count % 3; n++) deliveries.push(validDelivery('valid', event(nextId('evt_valid'))));
+				for (let n = 0; n < count % 3; n++)
+					deliveries.push(validDelivery('valid', event(nextId('evt_valid'))));
 				break;
 			default:
 				for (let n = 0; n < count; n++) deliveries.push(badDelivery(kind, n));
@@ -161,11 +181,19 @@ export function buildAttackMatrix(options: AttackMatrixOptions): Delivery[] {
 	function badDelivery(kind: AttackKind, variant: number): Omit<Delivery, 'index'> {
 		const eventBody = event(nextId(`evt_bad_${kind}`));
 		const body = bytesOf(eventBody);
-		const bad = (build: Delivery['build']) => ({ kind, eventId: eventBody.event_id, mustExecute: false, build });
+		const bad = (build: Delivery['build']) => ({
+			kind,
+			eventId: eventBody.event_id,
+			mustExecute: false,
+			build,
+		});
 		const tolerance = options.toleranceSeconds;
 		switch (kind) {
 			case 'wrong_secret':
-				return bad((now) => ({ body, headers: signedHeaders(body, eventBody, now, `${secret}_wrong`) }));
+				return bad((now) => ({
+					body,
+					headers: signedHeaders(body, eventBody, now, `${secret}_wrong`),
+				}));
 			case 'tampered_byte': {
 				// One byte changed after signing, inside the job id so the body stays valid JSON with the same event_id.
 				const at = body.indexOf(eventBody.job_id) + eventBody.job_id.length - 1;
@@ -181,7 +209,13 @@ export function buildAttackMatrix(options: AttackMatrixOptions): Delivery[] {
 					kind,
 					eventId: other.event_id,
 					mustExecute: false,
-					build: (now) => ({ body: otherBody, headers: { ...signedHeaders(body, eventBody, now), 'x-service-event-id': other.event_id } }),
+					build: (now) => ({
+						body: otherBody,
+						headers: {
+							...signedHeaders(body, eventBody, now),
+							'x-service-event-id': other.event_id,
+						},
+					}),
 				};
 			}
 			case 'stale_timestamp':
@@ -196,10 +230,16 @@ export function buildAttackMatrix(options: AttackMatrixOptions): Delivery[] {
 				});
 			case 'non_json_signed':
 			case 'non_json_unsigned': {
-				const garbage = Buffer.from(variant % 2 === 0 ? `event_id=${eventBody.event_id}&status=completed` : `{"event_id":"${eventBody.event_id}",`, 'utf8');
+				const garbage = Buffer.from(
+					variant % 2 === 0
+						? `event_id=${eventBody.event_id}&status=completed`
+						: `{"event_id":"${eventBody.event_id}",`,
+					'utf8',
+				);
 				return bad((now) => {
 					const headers = signedHeaders(garbage, eventBody, now);
-					if (kind === 'non_json_unsigned') headers['x-service-signature'] = hmacSignature(`${secret}_wrong`, String(now), garbage);
+					if (kind === 'non_json_unsigned')
+						headers['x-service-signature'] = hmacSignature(`${secret}_wrong`, String(now), garbage);
 					// Half claim JSON (n8n's own body parser meets them first), half do not (the trigger does).
 					if (variant % 4 >= 2) headers['content-type'] = 'text/plain';
 					return { body: garbage, headers };
@@ -209,10 +249,18 @@ export function buildAttackMatrix(options: AttackMatrixOptions): Delivery[] {
 				// A valid event padded past the limit and correctly signed: size alone must reject it.
 				const padded = { ...eventBody, padding: 'x'.repeat(options.bodyLimitBytes + 1024) };
 				const paddedBytes = Buffer.from(sortedJson(padded), 'utf8');
-				return bad((now) => ({ body: paddedBytes, headers: signedHeaders(paddedBytes, eventBody, now) }));
+				return bad((now) => ({
+					body: paddedBytes,
+					headers: signedHeaders(paddedBytes, eventBody, now),
+				}));
 			}
 			case 'missing_header': {
-				const dropped = ['x-service-signature', 'x-service-timestamp', 'x-service-event', 'x-service-event-id'][variant % 4];
+				const dropped = [
+					'x-service-signature',
+					'x-service-timestamp',
+					'x-service-event',
+					'x-service-event-id',
+				][variant % 4];
 				return bad((now) => {
 					const headers: Record<string, string> = signedHeaders(body, eventBody, now);
 					delete headers[dropped];
@@ -221,11 +269,17 @@ export function buildAttackMatrix(options: AttackMatrixOptions): Delivery[] {
 			}
 			case 'malformed_header': {
 				const spoil: Array<(headers: Record<string, string>) => void> = [
-					(headers) => (headers['x-service-signature'] = headers['x-service-signature'].replace('v1=', 'v2=')),
-					(headers) => (headers['x-service-signature'] = `${headers['x-service-signature'].slice(0, -2)}zz`),
-					(headers) => (headers['x-service-signature'] = headers['x-service-signature'].slice(0, 40)),
+					(headers) =>
+						(headers['x-service-signature'] = headers['x-service-signature'].replace('v1=', 'v2=')),
+					(headers) =>
+						(headers['x-service-signature'] = `${headers['x-service-signature'].slice(0, -2)}zz`),
+					(headers) =>
+						(headers['x-service-signature'] = headers['x-service-signature'].slice(0, 40)),
 					(headers) => (headers['x-service-timestamp'] = `${headers['x-service-timestamp']}.5`),
-					(headers) => (headers['x-service-timestamp'] = new Date(Number(headers['x-service-timestamp']) * 1000).toUTCString()),
+					(headers) =>
+						(headers['x-service-timestamp'] = new Date(
+							Number(headers['x-service-timestamp']) * 1000,
+						).toUTCString()),
 					(headers) => (headers['x-service-signature'] = ''),
 				];
 				return bad((now) => {
@@ -237,7 +291,11 @@ export function buildAttackMatrix(options: AttackMatrixOptions): Delivery[] {
 			case 'header_body_mismatch':
 				return bad((now) => {
 					const headers: Record<string, string> = signedHeaders(body, eventBody, now);
-					if (variant % 2 === 0) headers['x-service-event'] = eventBody.event === 'transcription.completed' ? 'transcription.failed' : 'transcription.completed';
+					if (variant % 2 === 0)
+						headers['x-service-event'] =
+							eventBody.event === 'transcription.completed'
+								? 'transcription.failed'
+								: 'transcription.completed';
 					else headers['x-service-event-id'] = `${eventBody.event_id}_other`;
 					return { body, headers };
 				});
@@ -246,18 +304,25 @@ export function buildAttackMatrix(options: AttackMatrixOptions): Delivery[] {
 		}
 	}
 
-	return shuffleKeepingGroups(deliveries, random).map((delivery, index) => ({ ...delivery, index }));
+	return shuffleKeepingGroups(deliveries, random).map((delivery, index) => ({
+		...delivery,
+		index,
+	}));
 }
 
 /**
  * Shuffles the deliveries, then puts each group back in its own order within a short distance, as a sender's
  * retries would arrive (well inside the trigger's dedupe window).
  */
-function shuffleKeepingGroups<T extends { group?: string }>(deliveries: T[], random: () => number): T[] {
+function shuffleKeepingGroups<T extends { group?: string }>(
+	deliveries: T[],
+	random: () => number,
+): T[] {
 	const singles = deliveries.filter((delivery) => delivery.group === undefined);
 	const groups = new Map<string, T[]>();
 	for (const delivery of deliveries) {
-		if (delivery.group !== undefined) groups.set(delivery.group, [...(groups.get(delivery.group) ?? []), delivery]);
+		if (delivery.group !== undefined)
+			groups.set(delivery.group, [...(groups.get(delivery.group) ?? []), delivery]);
 	}
 	for (let index = singles.length - 1; index > 0; index--) {
 		const swap = Math.floor(random() * (index + 1));

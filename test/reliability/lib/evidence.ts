@@ -38,7 +38,12 @@ export class Evidence {
 			return;
 		}
 		const { message, stack } = error;
-		const extra = error as Error & { description?: unknown; context?: unknown; cause?: unknown; httpCode?: unknown };
+		const extra = error as Error & {
+			description?: unknown;
+			context?: unknown;
+			cause?: unknown;
+			httpCode?: unknown;
+		};
 		this.add(`${source} message`, message);
 		this.add(`${source} stack`, stack);
 		this.add(`${source} description`, extra.description);
@@ -56,7 +61,8 @@ export class Evidence {
 function stringsIn(value: unknown, seen = new Set<unknown>()): string[] {
 	if (value === null || value === undefined) return [];
 	if (typeof value === 'string') return [value];
-	if (typeof value === 'number' || typeof value === 'boolean' || typeof value === 'bigint') return [String(value)];
+	if (typeof value === 'number' || typeof value === 'boolean' || typeof value === 'bigint')
+		return [String(value)];
 	if (Buffer.isBuffer(value)) return [value.toString('utf8')];
 	if (typeof value !== 'object' || seen.has(value)) return [];
 	seen.add(value);
@@ -85,10 +91,17 @@ export function secretForms(secret: string): Array<{ form: string; text: string 
 	const prefix = Object.values(API_KEY_PREFIXES).find((keyPrefix) => secret.startsWith(keyPrefix));
 	if (prefix) forms.push({ form: 'key body without prefix', text: secret.slice(prefix.length) });
 	// Short forms would match by chance; every real secret is far longer.
-	return forms.filter((candidate, index) => candidate.text.length >= 12 && forms.findIndex((other) => other.text === candidate.text) === index);
+	return forms.filter(
+		(candidate, index) =>
+			candidate.text.length >= 12 &&
+			forms.findIndex((other) => other.text === candidate.text) === index,
+	);
 }
 
-export function scanForSecrets(evidence: Evidence, secrets: Record<string, string>): SecretFinding[] {
+export function scanForSecrets(
+	evidence: Evidence,
+	secrets: Record<string, string>,
+): SecretFinding[] {
 	const findings: SecretFinding[] = [];
 	for (const [secretLabel, secret] of Object.entries(secrets)) {
 		for (const { form, text } of secretForms(secret)) {

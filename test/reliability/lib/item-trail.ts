@@ -15,14 +15,26 @@ export interface ItemTrail {
 	exchanges: Exchange[];
 }
 
-export function itemTrail(fileName: string, exchanges: Exchange[], records: SandboxRecords): ItemTrail {
-	const uploadIds = new Set(records.uploads.filter((upload) => upload.filename === fileName).map((upload) => upload.upload_id));
-	const jobIds = new Set(records.jobs.filter((job) => uploadIds.has(job.upload_id)).map((job) => job.job_id));
+export function itemTrail(
+	fileName: string,
+	exchanges: Exchange[],
+	records: SandboxRecords,
+): ItemTrail {
+	const uploadIds = new Set(
+		records.uploads
+			.filter((upload) => upload.filename === fileName)
+			.map((upload) => upload.upload_id),
+	);
+	const jobIds = new Set(
+		records.jobs.filter((job) => uploadIds.has(job.upload_id)).map((job) => job.job_id),
+	);
 	const belongs = (exchange: Exchange): boolean => {
 		const path = exchange.url.split('?')[0];
 		const request = exchange.requestJson as { filename?: string; upload_id?: string } | undefined;
-		if (exchange.method === 'POST' && path.endsWith('/uploads')) return request?.filename === fileName;
-		if (exchange.method === 'POST' && path.endsWith('/transcriptions')) return uploadIds.has(request?.upload_id ?? '');
+		if (exchange.method === 'POST' && path.endsWith('/uploads'))
+			return request?.filename === fileName;
+		if (exchange.method === 'POST' && path.endsWith('/transcriptions'))
+			return uploadIds.has(request?.upload_id ?? '');
 		const uploadMatch = /\/uploads\/([^/]+)\/binary$/.exec(path);
 		if (uploadMatch) return uploadIds.has(uploadMatch[1]);
 		const jobMatch = /\/transcriptions\/([^/.]+)(?:\/artifact(?:\.\w+)?)?$/.exec(path);
@@ -55,7 +67,10 @@ export interface FailureVerdict {
  * attempts in a row. Anything else — a 2xx followed by a failure, a 4xx after an uncertain answer, giving up
  * early — is a failure the spec's retry policy would have avoided.
  */
-export function judgeFailure(trail: ItemTrail, maxAttempts = DEFAULT_RETRY_POLICY.maxAttempts): FailureVerdict {
+export function judgeFailure(
+	trail: ItemTrail,
+	maxAttempts = DEFAULT_RETRY_POLICY.maxAttempts,
+): FailureVerdict {
 	const last = trail.exchanges.at(-1);
 	if (!last) return { avoidable: true, reason: 'the item failed without sending a request' };
 	let faultsInARow = 0;
@@ -65,7 +80,10 @@ export function judgeFailure(trail: ItemTrail, maxAttempts = DEFAULT_RETRY_POLIC
 		faultsInARow++;
 	}
 	if (faultsInARow >= maxAttempts) {
-		return { avoidable: false, reason: `${last.method} ${last.url}: ${faultsInARow} faulted attempts in a row` };
+		return {
+			avoidable: false,
+			reason: `${last.method} ${last.url}: ${faultsInARow} faulted attempts in a row`,
+		};
 	}
 	return {
 		avoidable: true,

@@ -1,4 +1,9 @@
-import type { IDataObject, IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
+import type {
+	IDataObject,
+	IExecuteFunctions,
+	INodeExecutionData,
+	INodeProperties,
+} from 'n8n-workflow';
 import { updateDisplayOptions } from 'n8n-workflow';
 
 import type { PublicAccountResponse } from '../../../../src/api';
@@ -16,7 +21,10 @@ export async function execute(
 	itemIndex: number,
 	client: TranscriptionServiceClient,
 ): Promise<INodeExecutionData[]> {
-	const response = await client.request<PublicAccountResponse>({ operation: 'getAccount', itemIndex });
+	const response = await client.request<PublicAccountResponse>({
+		operation: 'getAccount',
+		itemIndex,
+	});
 	const account = response.body;
 	const json: IDataObject = { ...account };
 	if (!account.api_access) {

@@ -1,8 +1,17 @@
-import type { IDataObject, IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
+import type {
+	IDataObject,
+	IExecuteFunctions,
+	INodeExecutionData,
+	INodeProperties,
+} from 'n8n-workflow';
 import { updateDisplayOptions } from 'n8n-workflow';
 
 import { idempotencyKeyFor } from '../../helpers/idempotency';
-import { createRequest, createTranscription, transcriptionOptionsProperty } from '../../helpers/transcription';
+import {
+	createRequest,
+	createTranscription,
+	transcriptionOptionsProperty,
+} from '../../helpers/transcription';
 import type { TranscriptionServiceClient } from '../../transport';
 import { idempotencyKeyOption, jobUploadIdProperty } from './common';
 
@@ -32,7 +41,16 @@ export async function execute(
 	const uploadId = (this.getNodeParameter('uploadId', itemIndex) as string).trim();
 	const additionalFields = this.getNodeParameter('additionalFields', itemIndex, {}) as IDataObject;
 	const options = this.getNodeParameter('options', itemIndex, {}) as IDataObject;
-	const idempotencyKey = idempotencyKeyFor(this, itemIndex, options.idempotencyKey as string | undefined);
-	const created = await createTranscription(client, createRequest(uploadId, additionalFields), idempotencyKey, itemIndex);
+	const idempotencyKey = idempotencyKeyFor(
+		this,
+		itemIndex,
+		options.idempotencyKey as string | undefined,
+	);
+	const created = await createTranscription(
+		client,
+		createRequest(uploadId, additionalFields),
+		idempotencyKey,
+		itemIndex,
+	);
 	return [{ json: { ...created } }];
 }

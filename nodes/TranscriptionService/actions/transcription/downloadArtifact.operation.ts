@@ -1,7 +1,17 @@
-import type { IDataObject, IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
+import type {
+	IDataObject,
+	IExecuteFunctions,
+	INodeExecutionData,
+	INodeProperties,
+} from 'n8n-workflow';
 import { NodeOperationError, updateDisplayOptions } from 'n8n-workflow';
 
-import { artifactBinary, downloadArtifact, isTextFormat, type ArtifactChoice } from '../../helpers/artifact';
+import {
+	artifactBinary,
+	downloadArtifact,
+	isTextFormat,
+	type ArtifactChoice,
+} from '../../helpers/artifact';
 import { safeFileName } from '../../helpers/binary';
 import type { TranscriptionServiceClient } from '../../transport';
 import { jobIdProperty } from './common';
@@ -14,7 +24,11 @@ const properties: INodeProperties[] = [
 		type: 'options',
 		options: [
 			{ name: 'DOCX (Word)', value: 'docx' },
-			{ name: 'Job Default', value: 'job_default', description: 'The output format chosen when the job was created' },
+			{
+				name: 'Job Default',
+				value: 'job_default',
+				description: 'The output format chosen when the job was created',
+			},
 			{ name: 'PDF', value: 'pdf' },
 			{ name: 'SRT Subtitles', value: 'srt' },
 			{ name: 'TXT Plain Text', value: 'txt' },
@@ -42,14 +56,16 @@ const properties: INodeProperties[] = [
 				type: 'string',
 				default: '',
 				placeholder: 'e.g. interview.srt',
-				description: 'Name for the output file instead of the one the service gives (the uploaded file\'s name with the format\'s extension)',
+				description:
+					"Name for the output file instead of the one the service gives (the uploaded file's name with the format's extension)",
 			},
 			{
 				displayName: 'Include Text',
 				name: 'includeText',
 				type: 'boolean',
 				default: false,
-				description: 'Whether to also put the transcript on the item\'s JSON as "text" (SRT and TXT only)',
+				description:
+					'Whether to also put the transcript on the item\'s JSON as "text" (SRT and TXT only)',
 			},
 		],
 	},
@@ -87,6 +103,7 @@ export async function execute(
 		mime_type: artifact.mimeType,
 		size_bytes: artifact.bytes.length,
 	};
-	if (options.includeText === true && isTextFormat(artifact.format)) json.text = artifact.bytes.toString('utf8');
+	if (options.includeText === true && isTextFormat(artifact.format))
+		json.text = artifact.bytes.toString('utf8');
 	return [{ json, binary: { [propertyName]: await artifactBinary(this, artifact) } }];
 }

@@ -1,4 +1,9 @@
-import type { IDataObject, IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
+import type {
+	IDataObject,
+	IExecuteFunctions,
+	INodeExecutionData,
+	INodeProperties,
+} from 'n8n-workflow';
 import { updateDisplayOptions } from 'n8n-workflow';
 
 import type { PublicTranscriptionListResponse } from '../../../../src/api';
@@ -57,11 +62,13 @@ export async function execute(
 ): Promise<INodeExecutionData[]> {
 	const returnAll = this.getNodeParameter('returnAll', itemIndex) as boolean;
 	const filters = this.getNodeParameter('filters', itemIndex, {}) as IDataObject;
-	const query: IDataObject = { limit: returnAll ? MAX_PAGE_SIZE : this.getNodeParameter('limit', itemIndex) };
+	const query: IDataObject = {
+		limit: returnAll ? MAX_PAGE_SIZE : this.getNodeParameter('limit', itemIndex),
+	};
 	if (typeof filters.status === 'string' && filters.status !== '') query.status = filters.status;
 
 	const jobs: IDataObject[] = [];
-	for (let page: IDataObject | undefined = query; page; ) {
+	for (let page: IDataObject | undefined = query; page;) {
 		const response: ApiResponse<PublicTranscriptionListResponse> = await client.request({
 			operation: 'listTranscriptions',
 			query: page,
@@ -74,7 +81,10 @@ export async function execute(
 }
 
 /** links.next carries the next page's query (cursor, limit, status); a missing or page-less link ends the walk. */
-function nextPageQuery(next: string | null | undefined, current: IDataObject): IDataObject | undefined {
+function nextPageQuery(
+	next: string | null | undefined,
+	current: IDataObject,
+): IDataObject | undefined {
 	if (!next) return undefined;
 	const parameters = new URL(next, 'http://link.invalid').searchParams;
 	const cursor = parameters.get('cursor');

@@ -1,11 +1,26 @@
-import type { IBinaryKeyData, IDataObject, IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
-import { ExecutionCancelledError, NodeApiError, NodeOperationError, updateDisplayOptions } from 'n8n-workflow';
+import type {
+	IBinaryKeyData,
+	IDataObject,
+	IExecuteFunctions,
+	INodeExecutionData,
+	INodeProperties,
+} from 'n8n-workflow';
+import {
+	ExecutionCancelledError,
+	NodeApiError,
+	NodeOperationError,
+	updateDisplayOptions,
+} from 'n8n-workflow';
 
 import { generateIdempotencyKey } from '../../../../src/client';
 import { ARTIFACT_FORMATS, type ArtifactFormat } from '../../../../src/artifacts';
 import { artifactBinary, downloadArtifact, isTextFormat } from '../../helpers/artifact';
 import { inputBinaryFieldProperty, inputMedia } from '../../helpers/binary';
-import { createRequest, createTranscription, transcriptionOptionsProperty } from '../../helpers/transcription';
+import {
+	createRequest,
+	createTranscription,
+	transcriptionOptionsProperty,
+} from '../../helpers/transcription';
 import { createUploadSlot, uploadMedia } from '../../helpers/upload';
 import { assertCompleted, waitForJob } from '../../helpers/wait';
 import type { TranscriptionServiceClient } from '../../transport';
@@ -30,7 +45,8 @@ const properties: INodeProperties[] = [
 			.sort()
 			.map((format) => ({ name: FORMAT_NAMES[format], value: format })),
 		default: ['srt'],
-		description: 'Each format becomes a binary field of the same name (srt, txt, pdf, docx) on the output item',
+		description:
+			'Each format becomes a binary field of the same name (srt, txt, pdf, docx) on the output item',
 		hint: 'With SRT or TXT the transcript text is also put on the item as "text"',
 	},
 	transcriptionOptionsProperty,
@@ -56,7 +72,8 @@ const properties: INodeProperties[] = [
 				type: 'number',
 				typeOptions: { minValue: 0.1, numberPrecision: 1 },
 				default: 30,
-				description: 'The longest pause between two status checks; the pause grows from Poll Interval up to this',
+				description:
+					'The longest pause between two status checks; the pause grows from Poll Interval up to this',
 			},
 			{
 				displayName: 'Max Wait (Seconds)',
@@ -87,7 +104,9 @@ export const description = updateDisplayOptions(
 export function concurrency(this: IExecuteFunctions): number {
 	const options = this.getNodeParameter('options', 0, {}) as IDataObject;
 	const requested = Number(options.concurrency ?? 1);
-	return Number.isFinite(requested) ? Math.min(MAX_CONCURRENCY, Math.max(1, Math.floor(requested))) : 1;
+	return Number.isFinite(requested)
+		? Math.min(MAX_CONCURRENCY, Math.max(1, Math.floor(requested)))
+		: 1;
 }
 
 export async function execute(
@@ -108,10 +127,15 @@ export async function execute(
 
 	const media = await inputMedia(this, itemIndex, propertyName);
 	if (media.sizeBytes === 0) {
-		throw new NodeOperationError(this.getNode(), `The file in "${propertyName}" is empty (0 bytes)`, {
-			itemIndex,
-			description: 'Check the node that produced the binary; the service needs the media\'s bytes.',
-		});
+		throw new NodeOperationError(
+			this.getNode(),
+			`The file in "${propertyName}" is empty (0 bytes)`,
+			{
+				itemIndex,
+				description:
+					"Check the node that produced the binary; the service needs the media's bytes.",
+			},
+		);
 	}
 	const slot = await createUploadSlot(
 		client,
@@ -158,7 +182,12 @@ export async function execute(
 		if (text !== undefined) json.text = text;
 		return [{ json, binary }];
 	} catch (error) {
-		throw withCreated(this, error, { upload_id: slot.upload_id, job_id: created.job_id }, itemIndex);
+		throw withCreated(
+			this,
+			error,
+			{ upload_id: slot.upload_id, job_id: created.job_id },
+			itemIndex,
+		);
 	}
 }
 

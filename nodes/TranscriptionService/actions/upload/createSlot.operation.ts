@@ -1,4 +1,9 @@
-import type { IDataObject, IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
+import type {
+	IDataObject,
+	IExecuteFunctions,
+	INodeExecutionData,
+	INodeProperties,
+} from 'n8n-workflow';
 import { NodeOperationError, updateDisplayOptions } from 'n8n-workflow';
 
 import type { PublicUploadCreateRequest } from '../../../../src/api';
@@ -19,7 +24,11 @@ const properties: INodeProperties[] = [
 				value: 'binary',
 				description: 'Take file name, MIME type and size from a binary field of the input item',
 			},
-			{ name: 'Typed In', value: 'manual', description: 'Enter file name, MIME type and size yourself' },
+			{
+				name: 'Typed In',
+				value: 'manual',
+				description: 'Enter file name, MIME type and size yourself',
+			},
 		],
 		default: 'binary',
 	},
@@ -67,7 +76,7 @@ const properties: INodeProperties[] = [
 				type: 'string',
 				default: '',
 				placeholder: 'e.g. audio/wav',
-				description: 'MIME type to declare instead of the binary\'s own',
+				description: "MIME type to declare instead of the binary's own",
 				displayOptions: { show: { '/source': ['binary'] } },
 			},
 			{
@@ -76,7 +85,8 @@ const properties: INodeProperties[] = [
 				type: 'string',
 				default: '',
 				placeholder: 'e.g. interview.wav',
-				description: 'File name to declare instead of the binary\'s own; the transcript files are named after it',
+				description:
+					"File name to declare instead of the binary's own; the transcript files are named after it",
 				displayOptions: { show: { '/source': ['binary'] } },
 			},
 			{
@@ -104,7 +114,11 @@ export async function execute(
 ): Promise<INodeExecutionData[]> {
 	const source = this.getNodeParameter('source', itemIndex) as 'binary' | 'manual';
 	const options = this.getNodeParameter('options', itemIndex, {}) as IDataObject;
-	const idempotencyKey = idempotencyKeyFor(this, itemIndex, options.idempotencyKey as string | undefined);
+	const idempotencyKey = idempotencyKeyFor(
+		this,
+		itemIndex,
+		options.idempotencyKey as string | undefined,
+	);
 
 	let request: PublicUploadCreateRequest;
 	if (source === 'binary') {

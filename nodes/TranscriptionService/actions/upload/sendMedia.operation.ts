@@ -1,4 +1,9 @@
-import type { IDataObject, IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
+import type {
+	IDataObject,
+	IExecuteFunctions,
+	INodeExecutionData,
+	INodeProperties,
+} from 'n8n-workflow';
 import { NodeOperationError, updateDisplayOptions } from 'n8n-workflow';
 
 import { inputBinaryFieldProperty, inputMedia } from '../../helpers/binary';
@@ -13,7 +18,8 @@ const properties: INodeProperties[] = [
 		required: true,
 		default: '={{ $json.upload_id }}',
 		placeholder: 'e.g. upl_123 or /api/v1/uploads/upl_123/binary',
-		description: 'The upload_id of the slot, or its upload_url. By default taken from a preceding Create Slot.',
+		description:
+			'The upload_id of the slot, or its upload_url. By default taken from a preceding Create Slot.',
 	},
 	inputBinaryFieldProperty,
 	{
@@ -65,7 +71,7 @@ export async function execute(
 			{
 				itemIndex,
 				description:
-					'The service stores a slot\'s bytes only when their count equals the declared size_bytes. Nothing was sent: create a new slot with the file\'s size (Create Slot → From Input Binary does that).',
+					"The service stores a slot's bytes only when their count equals the declared size_bytes. Nothing was sent: create a new slot with the file's size (Create Slot → From Input Binary does that).",
 			},
 		);
 		Object.assign(error.context, { code: 'upload_size_mismatch', upload_id: uploadId });
@@ -76,8 +82,13 @@ export async function execute(
 	return [{ json: { upload_id: uploadId, ...result } }];
 }
 
-function declaredSizeOf(options: IDataObject, itemJson: IDataObject, uploadId: string): number | undefined {
+function declaredSizeOf(
+	options: IDataObject,
+	itemJson: IDataObject,
+	uploadId: string,
+): number | undefined {
 	if (typeof options.declaredSize === 'number') return options.declaredSize;
-	if (itemJson.upload_id === uploadId && typeof itemJson.size_bytes === 'number') return itemJson.size_bytes;
+	if (itemJson.upload_id === uploadId && typeof itemJson.size_bytes === 'number')
+		return itemJson.size_bytes;
 	return undefined;
 }

@@ -1,4 +1,9 @@
-import type { IDataObject, IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
+import type {
+	IDataObject,
+	IExecuteFunctions,
+	INodeExecutionData,
+	INodeProperties,
+} from 'n8n-workflow';
 import { updateDisplayOptions } from 'n8n-workflow';
 
 import { WEBHOOK_EVENT_TYPES, type PublicWebhookTestResponse } from '../../../../src/api';
@@ -38,7 +43,11 @@ export async function execute(
 		webhook_url: (this.getNodeParameter('webhookUrl', itemIndex) as string).trim(),
 		event_type: this.getNodeParameter('eventType', itemIndex) as string,
 	};
-	const response = await client.request<PublicWebhookTestResponse>({ operation: 'testWebhook', body, itemIndex });
+	const response = await client.request<PublicWebhookTestResponse>({
+		operation: 'testWebhook',
+		body,
+		itemIndex,
+	});
 	// A target that refused the event is a finding, not a node failure: `delivered`, `status_code` and `error` say why.
 	return [{ json: { ...response.body } }];
 }
