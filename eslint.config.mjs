@@ -40,6 +40,11 @@ export default tseslint.config(
 		extends: [communityNodesRecommended],
 		rules: {
 			'no-console': 'error',
+			// The service's side of the contract (signing, format selection, …) is for the sandbox and tests only.
+			'no-restricted-imports': [
+				'error',
+				{ patterns: [{ group: ['**/src/service', '**/src/service/*'], message: 'src/service is not shipped: nodes never import it.' }] },
+			],
 		},
 	},
 	{

@@ -5,7 +5,6 @@
 import { setTimeout as delay } from 'node:timers/promises';
 import { request, Agent } from 'undici';
 
-import { buildSignedDelivery } from '../src/webhooks';
 import {
 	plainWebhookWorkflow,
 	realN8nUnavailable,
@@ -13,6 +12,7 @@ import {
 	triggerWorkflow,
 } from './lib/real-n8n';
 import { ratio, round, type ResultRow } from './lib/report';
+import { buildSignedDelivery } from '../src/service';
 
 export interface TriggerBenchOptions {
 	events: number;

@@ -4,8 +4,9 @@
 
 import { createHmac, timingSafeEqual } from 'node:crypto';
 
-import { buildSignedDelivery, verifySignature } from '../src/webhooks';
+import { verifySignature } from '../src/webhooks';
 import { ratio, round, type ResultRow } from './lib/report';
+import { buildSignedDelivery } from '../src/service';
 
 const BODY_BYTES = 1024;
 const SECRET = 'whsec_bench_5f2b8c0e4d7a41c9';

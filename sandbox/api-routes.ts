@@ -19,13 +19,7 @@ import type {
 } from '../src/api';
 import { buildPath, joinPrefix, OPERATIONS } from '../src/api';
 import type { ArtifactFormat } from '../src/artifacts';
-import {
-	ARTIFACT_FORMATS,
-	ARTIFACT_MEDIA_TYPES,
-	artifactFileName,
-	formatContentDisposition,
-	selectArtifactFormat,
-} from '../src/artifacts';
+import { ARTIFACT_FORMATS, ARTIFACT_MEDIA_TYPES, artifactFileName } from '../src/artifacts';
 import type { AuthContext } from './auth';
 import { authenticate, requireScope } from './auth';
 import type { SandboxContext } from './context';
@@ -38,6 +32,7 @@ import type { Transcript } from './render';
 import { renderArtifact } from './render';
 import type { JobRecord, JobRequest, UploadRecord } from './store';
 import { removeFile, streamToFile } from './uploads';
+import { formatContentDisposition, selectArtifactFormat } from '../src/service';
 
 export const UPLOAD_SLOT_LIFETIME_SECONDS = 30 * 60;
 

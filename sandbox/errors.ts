@@ -3,8 +3,8 @@
 // fixed by the team's decisions and the OpenAPI document's catalogue.
 
 import { resolutionUrl } from '../openapi';
-import { ERROR_CODES, isKnownErrorCode } from '../src/api';
 import type { PublicAPIErrorEnvelope } from '../src/api';
+import { ERROR_CODES, isKnownErrorCode } from '../src/service';
 
 export const OPEN_ERROR_CODES = {
 	invalid_request_body: 400,

@@ -5,7 +5,7 @@
 
 import type { SandboxClock } from './clock';
 import { ApiError } from './errors';
-import { canonicalJson } from '../src/webhooks';
+import { canonicalJson } from '../src/service';
 
 export const IDEMPOTENCY_RETENTION_SECONDS = 24 * 60 * 60;
 

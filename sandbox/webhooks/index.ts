@@ -10,7 +10,6 @@ import {
 	type PublicWebhookTestDelivery,
 	type PublicWebhookTestResponse,
 } from '../../src/api';
-import { buildSignedDelivery } from '../../src/webhooks';
 import type { SandboxClock } from '../clock';
 import { randomId } from '../random';
 import {
@@ -21,6 +20,7 @@ import {
 	type TargetErrorCode,
 } from './targets';
 import { postOnce, type AttemptOutcome } from './transport';
+import { buildSignedDelivery } from '../../src/service';
 
 export { isForbiddenAddress, isLoopbackAddress } from './addresses';
 export {

@@ -1,4 +1,3 @@
-export * from './errors';
 export * from './operations';
 export * from './status';
 export * from './types';

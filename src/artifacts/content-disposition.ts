@@ -1,4 +1,5 @@
-// Content-Disposition of artifact downloads (spec 4.7): RFC 6266 with RFC 5987/8187 extended values.
+// Reading the Content-Disposition of artifact downloads (spec 4.7): RFC 6266 with RFC 5987/8187 extended values.
+// Writing one is the service's job (src/service/content-disposition.ts).
 
 export interface ContentDisposition {
 	/** Lower-cased disposition type ('attachment', 'inline'); '' when the header has none. */
@@ -7,9 +8,6 @@ export interface ContentDisposition {
 	parameters: Record<string, string>;
 	filename?: string;
 }
-
-/** RFC 8187 attr-char: what an extended value may carry without percent-encoding. */
-const ATTR_CHAR = /^[A-Za-z0-9!#$&+\-.^_`|~]$/;
 
 /**
  * RFC 6266 + RFC 5987: filename* (UTF-8''percent-encoded, also ISO-8859-1'') wins over quoted/token filename=; never throws on junk
@@ -53,13 +51,6 @@ export function parseContentDisposition(header: string | null | undefined): Cont
 	return filename === undefined ? { type, parameters } : { type, parameters, filename };
 }
 
-/** `attachment; filename="<ASCII fallback>"; filename*=UTF-8''<percent-encoded>` (design.md decision). */
-export function formatContentDisposition(
-	filename: string,
-	type: 'attachment' | 'inline' = 'attachment',
-): string {
-	return `${type}; filename="${asciiFallback(filename)}"; filename*=UTF-8''${percentEncodeUtf8(filename)}`;
-}
 
 /** A quoted-string (backslash escapes undone; unterminated → the rest) or a token running to the next ';'. */
 function readValue(header: string, start: number): { value: string; end: number } {
@@ -107,20 +98,4 @@ function percentDecode(encoded: string): Buffer {
 	return Buffer.from(bytes);
 }
 
-function percentEncodeUtf8(text: string): string {
-	let encoded = '';
-	for (const byte of Buffer.from(text, 'utf8')) {
-		const char = String.fromCharCode(byte);
-		encoded += ATTR_CHAR.test(char) ? char : `%${byte.toString(16).toUpperCase().padStart(2, '0')}`;
-	}
-	return encoded;
-}
 
-/** For clients that ignore filename*: accents dropped ('é' → 'e'), other non-printable-ASCII → '_', quotes escaped. */
-function asciiFallback(filename: string): string {
-	return filename
-		.normalize('NFKD')
-		.replace(/[\u0300-\u036f]/g, '')
-		.replace(/[^\x20-\x7e]/g, '_')
-		.replace(/["\\]/g, '\\$&');
-}

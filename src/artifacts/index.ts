@@ -1,3 +1,2 @@
 export * from './content-disposition';
 export * from './formats';
-export * from './selection';

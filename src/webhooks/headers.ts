@@ -1,14 +1,6 @@
 // The delivery headers of spec section 6.
 
-/** Lower-case names, as Node and n8n hand headers over; lookups are case-insensitive. */
-export const WEBHOOK_HEADERS = {
-	event: 'x-service-event',
-	eventId: 'x-service-event-id',
-	timestamp: 'x-service-timestamp',
-	signature: 'x-service-signature',
-} as const;
-
-/** The same names in the case a sender writes them. */
+/** The names as a sender writes them; receivers look them up case-insensitively. */
 export const WEBHOOK_HEADER_NAMES = {
 	event: 'X-Service-Event',
 	eventId: 'X-Service-Event-ID',
@@ -16,7 +8,7 @@ export const WEBHOOK_HEADER_NAMES = {
 	signature: 'X-Service-Signature',
 } as const;
 
-export type WebhookHeaderKey = keyof typeof WEBHOOK_HEADERS;
+export type WebhookHeaderKey = keyof typeof WEBHOOK_HEADER_NAMES;
 
 export type IncomingHeaders = Record<string, string | string[] | undefined>;
 
@@ -28,7 +20,7 @@ export function readWebhookHeader(
 	headers: IncomingHeaders,
 	key: WebhookHeaderKey,
 ): string | undefined {
-	const wanted = WEBHOOK_HEADERS[key];
+	const wanted = WEBHOOK_HEADER_NAMES[key].toLowerCase();
 	const values: string[] = [];
 	for (const [name, value] of Object.entries(headers)) {
 		if (name.toLowerCase() !== wanted || value === undefined) continue;

@@ -1,4 +1,3 @@
-export * from './canonical-json';
 export * from './events';
 export * from './headers';
 export * from './signature';

@@ -1,57 +1,19 @@
-// Signing and verifying webhook deliveries (spec section 6): 'v1=' + lowercase hex HMAC-SHA-256(secret, timestamp + "." + body).
+// Verifying webhook deliveries (spec section 6): 'v1=' + lowercase hex HMAC-SHA-256(secret, timestamp + "." + body).
+// Signing is the service's side (src/service/signing.ts); both use webhookDigest.
 
-import { createHmac, timingSafeEqual } from 'node:crypto';
+import { createHmac, timingSafeEqual } from 'crypto';
 
-import { canonicalJson } from './canonical-json';
-import { deliveryEventHeader } from './events';
 import { readWebhookHeader, WEBHOOK_HEADER_NAMES, type IncomingHeaders } from './headers';
 
 /** The spec leaves the maximum age open; design.md settles on ±300 s. */
 export const DEFAULT_TOLERANCE_SECONDS = 300;
 
 const SIGNATURE_VALUE = /^v1=([0-9a-f]{64})$/i;
-const UNIX_SECONDS = /^\d{1,15}$/;
+export const UNIX_SECONDS = /^\d{1,15}$/;
 
-/**
- * 'v1=' + lowercase hex HMAC-SHA-256(secret, `${timestamp}.${body}`). A string body is used verbatim (it is the bytes sent);
- * an object body is canonicalJson'ed first. Timestamps are Unix seconds (integer) as a string.
- * Throws a RangeError for a timestamp that is not whole non-negative seconds: no receiver could verify it.
- */
-export function signPayload(
-	secret: string,
-	timestamp: string | number,
-	body: string | object,
-): string {
-	const payload = typeof body === 'string' ? body : canonicalJson(body);
-	return `v1=${hmac(secret, timestampText(timestamp), payload).toString('hex')}`;
-}
-
-export interface SignedDelivery {
-	/** The exact bytes to send (UTF-8); they are the bytes that were signed. */
-	body: string;
-	/** X-Service-Event, X-Service-Event-ID, X-Service-Timestamp, X-Service-Signature. */
-	headers: Record<string, string>;
-}
-
-/**
- * Everything a sender needs for one attempt: the exact body bytes (string) and the four X-Service-* headers.
- * A test delivery (`test_mode: true`) is announced as `webhook.test` while its body keeps the requested event type.
- */
-export function buildSignedDelivery(args: {
-	secret: string;
-	timestamp: number;
-	event: { event: string; event_id: string } & object;
-}): SignedDelivery {
-	const body = canonicalJson(args.event);
-	return {
-		body,
-		headers: {
-			[WEBHOOK_HEADER_NAMES.event]: deliveryEventHeader(args.event),
-			[WEBHOOK_HEADER_NAMES.eventId]: args.event.event_id,
-			[WEBHOOK_HEADER_NAMES.timestamp]: timestampText(args.timestamp),
-			[WEBHOOK_HEADER_NAMES.signature]: signPayload(args.secret, args.timestamp, body),
-		},
-	};
+/** HMAC-SHA-256(secret, `${timestamp}.${body}`), over the body's bytes exactly as given. */
+export function webhookDigest(secret: string, timestamp: string, body: Uint8Array | string): Buffer {
+	return createHmac('sha256', secret).update(`${timestamp}.`).update(body).digest();
 }
 
 /**
@@ -61,13 +23,19 @@ export function buildSignedDelivery(args: {
  * - signature_mismatch: no `v1=` value matches any configured secret (or no secret is configured).
  */
 export type VerifyFailureReason =
-	'missing_header' | 'malformed_signature' | 'timestamp_out_of_tolerance' | 'signature_mismatch';
+	| 'missing_header'
+	| 'malformed_signature'
+	| 'timestamp_out_of_tolerance'
+	| 'signature_mismatch';
 
 export interface VerifySignatureInput {
 	/** The body exactly as received; a string is taken as its UTF-8 bytes. */
 	rawBody: Uint8Array | string;
 	headers: IncomingHeaders;
-	/** Current secret first, then the previous one during rotation; blank entries are skipped. */
+	/**
+	 * Current secret first, then the previous one during rotation. Surrounding whitespace is ignored (a secret pasted
+	 * with a newline would otherwise fail every delivery); blank entries are skipped.
+	 */
 	secrets: ReadonlyArray<string>;
 	toleranceSeconds?: number;
 	/** Unix seconds; default current time. */
@@ -77,6 +45,13 @@ export interface VerifySignatureInput {
 export type VerifySignatureResult =
 	| { ok: true; timestamp: number; secretIndex: number }
 	| { ok: false; reason: VerifyFailureReason; message: string };
+
+/** What usually lies behind a valid-looking signature that matches no secret (stripe-node says the same). */
+export const SIGNATURE_MISMATCH_MESSAGE =
+	'The signature matches none of the signing secrets. Check that the credential holds the signing secret shown in ' +
+	'the dashboard for this account (and the previous one while rotating), and that nothing between the service and ' +
+	'n8n (a proxy, a gateway, a body parser) re-serialises or re-encodes the request body: the signature is computed ' +
+	'over the exact bytes the service sent.';
 
 /** Checks a delivery against the raw bytes received, never a re-serialisation of them. Never throws. */
 export function verifySignature(input: VerifySignatureInput): VerifySignatureResult {
@@ -114,10 +89,11 @@ export function verifySignature(input: VerifySignatureInput): VerifySignatureRes
 	}
 
 	let secretsTried = 0;
-	for (const [secretIndex, secret] of input.secrets.entries()) {
-		if (typeof secret !== 'string' || secret.trim() === '') continue;
+	for (const [secretIndex, rawSecret] of input.secrets.entries()) {
+		const secret = typeof rawSecret === 'string' ? rawSecret.trim() : '';
+		if (secret === '') continue;
 		secretsTried++;
-		const expected = hmac(secret, timestampHeader, input.rawBody);
+		const expected = webhookDigest(secret, timestampHeader, input.rawBody);
 		const matches = candidates.some(
 			(candidate) => candidate.length === expected.length && timingSafeEqual(candidate, expected),
 		);
@@ -125,21 +101,8 @@ export function verifySignature(input: VerifySignatureInput): VerifySignatureRes
 	}
 	return failure(
 		'signature_mismatch',
-		secretsTried === 0
-			? 'No signing secret is configured'
-			: 'The signature does not match the signing secret',
+		secretsTried === 0 ? 'No signing secret is configured' : SIGNATURE_MISMATCH_MESSAGE,
 	);
-}
-
-function hmac(secret: string, timestamp: string, body: Uint8Array | string): Buffer {
-	return createHmac('sha256', secret).update(`${timestamp}.`).update(body).digest();
-}
-
-function timestampText(timestamp: string | number): string {
-	const text = String(timestamp);
-	if (!UNIX_SECONDS.test(text))
-		throw new RangeError(`Webhook timestamp must be whole Unix seconds, got "${text}"`);
-	return text;
 }
 
 /** Every usable `v1=` digest; other schemes (`v0=` …) and damaged values are skipped. */

@@ -6,7 +6,6 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 
 import type { PublicTranscriptionWebhookEvent } from '../../src/api';
-import { buildSignedDelivery } from '../../src/webhooks';
 import {
 	actionNode,
 	ACTION_NODE,
@@ -15,6 +14,7 @@ import {
 	type TestCredentials,
 } from './harness';
 import { TriggerUnderTest } from './webhook-harness';
+import { buildSignedDelivery } from '../../src/service';
 
 // [name in filename*, name the binary must get]: forward slashes, backslashes (a separator on Windows only), and names
 // with nothing left once separators are gone.

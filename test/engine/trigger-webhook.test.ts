@@ -3,7 +3,6 @@
 // (to each vector's receiver clock): the signatures are fixed, so the clock has to be.
 import type { INodeParameters } from 'n8n-workflow';
 
-import { canonicalJson, signPayload } from '../../src/webhooks';
 import { cleanupBinaryData } from './harness';
 import {
 	loadTriggerVectors,
@@ -13,6 +12,7 @@ import {
 	type TriggerVector,
 	type WebhookCall,
 } from './webhook-harness';
+import { canonicalJson, signPayload } from '../../src/service';
 
 const vectors = loadTriggerVectors();
 const ALL_BUT_DATE = [

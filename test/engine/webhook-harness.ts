@@ -230,13 +230,11 @@ export class TriggerUnderTest {
 				await parseBody(req);
 			} catch (error) {
 				// n8n answers 422 for a body it cannot parse, before any node runs.
-				res
-					.status(422)
-					.json({
-						code: 422,
-						message: 'Failed to parse request body',
-						hint: (error as Error).message,
-					});
+				res.status(422).json({
+					code: 422,
+					message: 'Failed to parse request body',
+					hint: (error as Error).message,
+				});
 				return { status: 422, response: undefined };
 			}
 		}

@@ -10,7 +10,6 @@ import http, {
 import type { AddressInfo } from 'node:net';
 
 import type { PublicTranscriptionWebhookEvent, PublicWebhookTestDelivery } from '../../src/api';
-import { canonicalJson } from '../../src/webhooks';
 import { SandboxClock } from '../../sandbox/clock';
 import { mulberry32 } from '../../sandbox/random';
 import {
@@ -19,6 +18,7 @@ import {
 	type HostResolver,
 	type WebhookDispatcherOptions,
 } from '../../sandbox/webhooks';
+import { canonicalJson } from '../../src/service';
 
 const SECRET = 'whsec_sandbox_test_secret';
 const FROZEN_MS = Date.UTC(2026, 10, 22, 10, 0, 0);

@@ -1,7 +1,6 @@
 import {
 	apiKeyMode,
 	buildPath,
-	ERROR_CODES,
 	isErrorEnvelope,
 	isTerminalStatus,
 	joinPrefix,
@@ -9,6 +8,7 @@ import {
 	OPERATIONS,
 	resolveLink,
 } from '../../src/api';
+import { ERROR_CODES } from '../../src/service';
 
 describe('operations (spec sections 4 and 9)', () => {
 	it('lists the nine operationIds of section 9', () => {

@@ -4,14 +4,16 @@ import {
 	ARTIFACT_FORMATS,
 	ARTIFACT_MEDIA_TYPES,
 	artifactFileName,
-	formatContentDisposition,
 	formatForMediaType,
 	normalizeArtifactFormat,
 	parseContentDisposition,
-	selectArtifactFormat,
+} from '../../src/artifacts';
+import {
 	type SelectArtifactFormatInput,
 	type SelectArtifactFormatResult,
-} from '../../src/artifacts';
+	formatContentDisposition,
+	selectArtifactFormat,
+} from '../../src/service';
 
 const DOCX = 'application/vnd.openxmlformats-officedocument.wordprocessingml.document';
 

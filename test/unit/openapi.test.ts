@@ -16,8 +16,9 @@ import {
 	resolutionUrl,
 } from '../../openapi';
 import type { JSONSchema, OperationObject, ParameterObject, ResponseObject } from '../../openapi';
-import { ERROR_CODES, OPERATION_IDS, OPERATIONS } from '../../src/api';
+import { OPERATION_IDS, OPERATIONS } from '../../src/api';
 import type { OperationId } from '../../src/api';
+import { ERROR_CODES } from '../../src/service';
 
 const repoRoot = path.join(__dirname, '..', '..');
 const document = loadOpenApiDocument();

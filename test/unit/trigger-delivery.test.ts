@@ -9,13 +9,13 @@ import {
 	resolveSettings,
 	type DeliveryDecision,
 } from '../../nodes/TranscriptionServiceTrigger/delivery';
-import { canonicalJson, signPayload } from '../../src/webhooks';
 import {
 	loadTriggerVectors,
 	vectorBody,
 	type TriggerVector,
 	type VectorDelivery,
 } from '../engine/webhook-harness';
+import { canonicalJson, signPayload } from '../../src/service';
 
 const vectors = loadTriggerVectors();
 

@@ -2,17 +2,16 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 
 import {
-	buildSignedDelivery,
-	canonicalJson,
 	checkEventHeaders,
 	DEFAULT_TOLERANCE_SECONDS,
 	parseWebhookEvent,
-	signPayload,
 	verifySignature,
-	WEBHOOK_HEADERS,
+	SIGNATURE_MISMATCH_MESSAGE,
+	WEBHOOK_HEADER_NAMES,
 	type VerifySignatureInput,
 	type WebhookEventBody,
 } from '../../src/webhooks';
+import { buildSignedDelivery, canonicalJson, signPayload } from '../../src/service';
 
 // Computed by Python's hmac + json (test/fixtures/make_webhook_vectors.py), independently of the code under test.
 interface SignedVector {
@@ -247,7 +246,7 @@ describe('verifySignature (section 6: raw body, old timestamps rejected, constan
 		expect(verifyCompleted({ rawBody: mutated })).toEqual({
 			ok: false,
 			reason: 'signature_mismatch',
-			message: 'The signature does not match the signing secret',
+			message: SIGNATURE_MISMATCH_MESSAGE,
 		});
 	});
 
@@ -393,12 +392,12 @@ describe('verifySignature (section 6: raw body, old timestamps rejected, constan
 			expect(verifyCompleted({ headers })).toMatchObject({ ok: true });
 		});
 
-		it('uses lower-case names in WEBHOOK_HEADERS', () => {
-			expect(WEBHOOK_HEADERS).toEqual({
-				event: 'x-service-event',
-				eventId: 'x-service-event-id',
-				timestamp: 'x-service-timestamp',
-				signature: 'x-service-signature',
+		it('names the four headers as the spec spells them', () => {
+			expect(WEBHOOK_HEADER_NAMES).toEqual({
+				event: 'X-Service-Event',
+				eventId: 'X-Service-Event-ID',
+				timestamp: 'X-Service-Timestamp',
+				signature: 'X-Service-Signature',
 			});
 		});
 	});
@@ -425,6 +424,47 @@ describe('verifySignature (section 6: raw body, old timestamps rejected, constan
 				ok: true,
 				timestamp: NOW,
 				secretIndex: 0,
+			});
+		});
+	});
+
+	describe('secrets pasted with surrounding whitespace', () => {
+		it.each([
+			['a trailing newline', `${SECRET}\n`],
+			['leading spaces', `  ${SECRET}`],
+			['a tab and CRLF', `\t${SECRET}\r\n`],
+		])('accepts the current secret with %s', (_label, secret) => {
+			expect(verifyCompleted({ secrets: [secret] })).toEqual({
+				ok: true,
+				timestamp: NOW,
+				secretIndex: 0,
+			});
+		});
+
+		it('accepts the previous secret with a trailing newline', () => {
+			expect(verifyCompleted({ secrets: ['whsec_new_secret', `${SECRET}\n`] })).toMatchObject({
+				ok: true,
+				secretIndex: 1,
+			});
+		});
+	});
+
+	describe('the signature_mismatch message', () => {
+		it('names the likely causes: the wrong secret, and a body re-serialised on the way', () => {
+			const result = verifyCompleted({ secrets: ['whsec_wrong_secret'] });
+			expect(result).toMatchObject({ ok: false, reason: 'signature_mismatch' });
+			const { message } = result as { message: string };
+			expect(message).toMatch(/signing secret shown in the dashboard/);
+			expect(message).toMatch(/previous one while rotating/);
+			expect(message).toMatch(/re-serialises or re-encodes the request body/);
+			expect(message).toMatch(/exact bytes/);
+		});
+
+		it('says no secret is configured when every secret is blank', () => {
+			expect(verifyCompleted({ secrets: ['', '  \n'] })).toEqual({
+				ok: false,
+				reason: 'signature_mismatch',
+				message: 'No signing secret is configured',
 			});
 		});
 	});
@@ -489,6 +529,22 @@ describe('parseWebhookEvent (bodies of 2.5 and 2.6)', () => {
 		[
 			'a failed event without the artifact key',
 			{ ...failed, links: { self: 'https://api.example.com/x' } },
+			'"links.artifact" must be null for a failed job',
+		],
+		[
+			'a failed event whose artifact link is a URL',
+			{
+				...failed,
+				links: {
+					self: 'https://api.example.com/x',
+					artifact: 'https://api.example.com/x/artifact',
+				},
+			},
+			'"links.artifact" must be null for a failed job',
+		],
+		[
+			'a failed event whose artifact link is an empty string',
+			{ ...failed, links: { self: 'https://api.example.com/x', artifact: '' } },
 			'"links.artifact" must be null for a failed job',
 		],
 		[

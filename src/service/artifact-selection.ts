@@ -6,7 +6,7 @@ import {
 	isArtifactFormat,
 	normalizeArtifactFormat,
 	type ArtifactFormat,
-} from './formats';
+} from '../artifacts/formats';
 
 export type ArtifactFormatSource = 'path' | 'query' | 'accept' | 'output_format' | 'default';
 
