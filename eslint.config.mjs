@@ -43,7 +43,14 @@ export default tseslint.config(
 			// The service's side of the contract (signing, format selection, …) is for the sandbox and tests only.
 			'no-restricted-imports': [
 				'error',
-				{ patterns: [{ group: ['**/src/service', '**/src/service/*'], message: 'src/service is not shipped: nodes never import it.' }] },
+				{
+					patterns: [
+						{
+							group: ['**/src/service', '**/src/service/*'],
+							message: 'src/service is not shipped: nodes never import it.',
+						},
+					],
+				},
 			],
 		},
 	},

@@ -11,9 +11,9 @@ import {
 
 import type { ArtifactFormat } from '../../src/artifacts';
 import { isWebhookTestDelivery, type WebhookEventBody } from '../../src/webhooks';
-import { CREDENTIAL_TYPE } from '../TranscriptionService/transport';
+import { CREDENTIAL_TYPE } from '../shared/credentials';
 import { assertSigningSecret, verifyDelivery } from './activation';
-import { downloadArtifact } from './artifact';
+import { eventArtifact } from './artifact';
 import { mergeSeenEvents, processSeenEvents, rememberInProcess } from './dedupe';
 import {
 	decideDelivery,
@@ -172,9 +172,13 @@ async function eventItem(
 	if (!wantsArtifact || event.event !== 'transcription.completed' || isWebhookTestDelivery(event))
 		return { json };
 
+	const binaryPropertyName = String(context.getNodeParameter('binaryPropertyName', 'data')).trim();
+	if (binaryPropertyName === '') {
+		const message = '"Put Output File in Field" is empty: the transcript was not downloaded';
+		return { json: { ...json, artifact_error: { code: 'invalid_parameter', message } } };
+	}
 	const format = context.getNodeParameter('artifactFormat', 'srt') as ArtifactFormat;
-	const artifact = await downloadArtifact(context, event.job_id, format);
+	const artifact = await eventArtifact(context, event.job_id, format);
 	if (!artifact.ok) return { json: { ...json, artifact_error: artifact.error } };
-	const binaryPropertyName = context.getNodeParameter('binaryPropertyName', 'data') as string;
 	return { json, binary: { [binaryPropertyName]: artifact.binary } };
 }

@@ -5,7 +5,8 @@ import type { IHookFunctions } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
 import type { PublicWebhookTestResponse } from '../../src/api';
-import { CREDENTIAL_TYPE, TranscriptionServiceClient } from '../TranscriptionService/transport';
+import { CREDENTIAL_TYPE } from '../shared/credentials';
+import { TranscriptionServiceClient } from '../shared/transport';
 
 /** Without a secret every delivery would be refused (401); say so now rather than at the first event. */
 export async function assertSigningSecret(context: IHookFunctions): Promise<void> {

@@ -1,5 +1,8 @@
 // The trigger's memory of recent event_ids (spec section 6: delivery is at least once, receivers deduplicate).
-// It lives in the workflow's static data, which n8n saves last-writer-wins: best effort under concurrent redelivery.
+// Two windows, merged on every delivery: one in this n8n process, read and updated with no await in between, so a
+// redelivery to the same process never starts a second execution; and the workflow's static data, which carries
+// the window across restarts and to other processes — saved last-writer-wins by n8n, so between processes it is
+// best effort.
 
 /** An accepted delivery: its event_id and when it was accepted (Unix milliseconds). */
 export type SeenEvent = [eventId: string, acceptedAtMs: number];

@@ -1,7 +1,7 @@
 import type { INodeProperties } from 'n8n-workflow';
 
-import { WEBHOOK_TEST_EVENT } from '../../src/api';
 import { DEFAULT_TOLERANCE_SECONDS } from '../../src/webhooks';
+import { artifactProperties, eventsProperty } from '../shared/event-properties';
 
 export const properties: INodeProperties[] = [
 	{
@@ -11,61 +11,8 @@ export const properties: INodeProperties[] = [
 		type: 'notice',
 		default: '',
 	},
-	{
-		displayName: 'Events',
-		name: 'events',
-		type: 'multiOptions',
-		required: true,
-		default: ['transcription.completed', 'transcription.failed'],
-		description: 'Events that start the workflow; other events are acknowledged and ignored',
-		options: [
-			{
-				name: 'Transcription Completed',
-				value: 'transcription.completed',
-				description: 'A job finished; its transcript can be downloaded',
-			},
-			{
-				name: 'Transcription Failed',
-				value: 'transcription.failed',
-				description: 'A job ended without a transcript',
-			},
-			{
-				name: 'Webhook Test',
-				value: WEBHOOK_TEST_EVENT,
-				description: 'A synthetic event sent by the Test Webhook operation (test_mode is true)',
-			},
-		],
-	},
-	{
-		displayName: 'Download Artifact',
-		name: 'downloadArtifact',
-		type: 'boolean',
-		default: false,
-		description:
-			"Whether to download the transcript of each completed job with the credential's API key and attach it as a file. If the download fails, the event still starts the workflow, with an artifact_error field.",
-	},
-	{
-		displayName: 'Artifact Format',
-		name: 'artifactFormat',
-		type: 'options',
-		default: 'srt',
-		displayOptions: { show: { downloadArtifact: [true] } },
-		options: [
-			{ name: 'DOCX', value: 'docx' },
-			{ name: 'PDF', value: 'pdf' },
-			{ name: 'SRT Subtitles', value: 'srt' },
-			{ name: 'Plain Text', value: 'txt' },
-		],
-	},
-	{
-		displayName: 'Put Output File in Field',
-		name: 'binaryPropertyName',
-		type: 'string',
-		default: 'data',
-		required: true,
-		displayOptions: { show: { downloadArtifact: [true] } },
-		hint: 'The name of the output binary field to put the transcript in',
-	},
+	eventsProperty,
+	...artifactProperties,
 	{
 		displayName: 'Options',
 		name: 'options',

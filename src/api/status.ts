@@ -10,6 +10,8 @@ export const TRANSCRIPTION_STATUSES = [
 	'cancelled',
 ] as const;
 
+export type TranscriptionStatus = (typeof TRANSCRIPTION_STATUSES)[number];
+
 const TERMINAL_STATUSES: ReadonlySet<string> = new Set(['completed', 'failed', 'cancelled']);
 
 export function isTerminalStatus(status: string): boolean {

@@ -51,7 +51,6 @@ export function parseContentDisposition(header: string | null | undefined): Cont
 	return filename === undefined ? { type, parameters } : { type, parameters, filename };
 }
 
-
 /** A quoted-string (backslash escapes undone; unterminated → the rest) or a token running to the next ';'. */
 function readValue(header: string, start: number): { value: string; end: number } {
 	let index = start;
@@ -97,5 +96,3 @@ function percentDecode(encoded: string): Buffer {
 	}
 	return Buffer.from(bytes);
 }
-
-

@@ -1,3 +1,4 @@
 export * from './idempotency';
 export * from './pacer';
+export * from './pagination';
 export * from './retry';

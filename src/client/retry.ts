@@ -1,6 +1,8 @@
 // Spec section 7, "Retry policy for clients", as pure functions: the caller performs the request and
 // sleeps; these only decide whether and how long.
 
+import type { RetryScope } from '../api/operations';
+
 export interface RetryPolicy {
 	/** Attempts in total, the first one included. */
 	maxAttempts: number;
@@ -41,6 +43,16 @@ const RETRYABLE_NETWORK_CODES: ReadonlySet<string> = new Set([
 	'ERR_STREAM_PREMATURE_CLOSE',
 ]);
 
+/** Failures that happen before a request is on the wire: the service cannot have seen it. */
+const UNSENT_NETWORK_CODES: ReadonlySet<string> = new Set([
+	'ECONNREFUSED',
+	'EAI_AGAIN',
+	'EHOSTUNREACH',
+	'ENETUNREACH',
+	'ENETDOWN',
+	'UND_ERR_CONNECT_TIMEOUT',
+]);
+
 const RETRYABLE_NETWORK_MESSAGES = [
 	/socket hang up/i,
 	/network error/i,
@@ -66,6 +78,14 @@ export function isRetryableNetworkError(error: unknown, depth = 0): boolean {
 		return true;
 	}
 	return isRetryableNetworkError(cause, depth + 1);
+}
+
+/** A network failure that provably happened before the request reached the service (connection never made). */
+export function isUnsentNetworkError(error: unknown, depth = 0): boolean {
+	if (typeof error !== 'object' || error === null || depth > 3) return false;
+	const { code, cause } = error as NetworkErrorLike;
+	if (typeof code === 'string' && UNSENT_NETWORK_CODES.has(code)) return true;
+	return isUnsentNetworkError(cause, depth + 1);
 }
 
 export type HeaderBag = Record<string, string | string[] | number | undefined>;
@@ -127,7 +147,8 @@ export type RetryDecision =
 
 /**
  * Whether to try again after `attempt` (1-based) ended with `outcome`, and after how long.
- * A success, or a status a retry cannot fix, ends the loop.
+ * A success, or a status a retry cannot fix, ends the loop. With scope `unsent` (a call that is not idempotent) only
+ * an attempt the service provably did not act on is repeated: a 429, or a connection that was never made.
  */
 export function decideRetry(
 	outcome: AttemptOutcome,
@@ -135,12 +156,23 @@ export function decideRetry(
 	policy: RetryPolicy = DEFAULT_RETRY_POLICY,
 	nowMs: number = Date.now(),
 	random: () => number = Math.random,
+	scope: RetryScope = 'any',
 ): RetryDecision {
 	if (outcome.kind === 'response' && !RETRYABLE_STATUSES.has(outcome.status)) {
 		return { retry: false, reason: `status ${outcome.status} is not retryable` };
 	}
 	if (outcome.kind === 'network_error' && !isRetryableNetworkError(outcome.error)) {
 		return { retry: false, reason: 'network error is not retryable' };
+	}
+	if (scope === 'unsent') {
+		const unsent =
+			outcome.kind === 'response' ? outcome.status === 429 : isUnsentNetworkError(outcome.error);
+		if (!unsent) {
+			return {
+				retry: false,
+				reason: 'not repeated: the call is not idempotent and the service may have acted on it',
+			};
+		}
 	}
 	if (attempt >= policy.maxAttempts) {
 		return { retry: false, reason: `gave up after ${attempt} attempts` };

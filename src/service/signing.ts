@@ -10,7 +10,11 @@ import { canonicalJson } from './canonical-json';
  * an object body is canonicalJson'ed first. Timestamps are Unix seconds (integer) as a string.
  * Throws a RangeError for a timestamp that is not whole non-negative seconds: no receiver could verify it.
  */
-export function signPayload(secret: string, timestamp: string | number, body: string | object): string {
+export function signPayload(
+	secret: string,
+	timestamp: string | number,
+	body: string | object,
+): string {
 	const payload = typeof body === 'string' ? body : canonicalJson(body);
 	return `v1=${webhookDigest(secret, timestampText(timestamp), payload).toString('hex')}`;
 }

@@ -12,7 +12,11 @@ const SIGNATURE_VALUE = /^v1=([0-9a-f]{64})$/i;
 export const UNIX_SECONDS = /^\d{1,15}$/;
 
 /** HMAC-SHA-256(secret, `${timestamp}.${body}`), over the body's bytes exactly as given. */
-export function webhookDigest(secret: string, timestamp: string, body: Uint8Array | string): Buffer {
+export function webhookDigest(
+	secret: string,
+	timestamp: string,
+	body: Uint8Array | string,
+): Buffer {
 	return createHmac('sha256', secret).update(`${timestamp}.`).update(body).digest();
 }
 
@@ -23,10 +27,7 @@ export function webhookDigest(secret: string, timestamp: string, body: Uint8Arra
  * - signature_mismatch: no `v1=` value matches any configured secret (or no secret is configured).
  */
 export type VerifyFailureReason =
-	| 'missing_header'
-	| 'malformed_signature'
-	| 'timestamp_out_of_tolerance'
-	| 'signature_mismatch';
+	'missing_header' | 'malformed_signature' | 'timestamp_out_of_tolerance' | 'signature_mismatch';
 
 export interface VerifySignatureInput {
 	/** The body exactly as received; a string is taken as its UTF-8 bytes. */

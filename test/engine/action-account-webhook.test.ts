@@ -63,7 +63,7 @@ describe('Account → Get (getAccount)', () => {
 		expect(error.description).toMatch(
 			/^Error code: invalid_api_key · Request ID: \S+ · How to fix: https?:\/\/\S+/,
 		);
-		const apiError = error.context.apiError as Record<string, unknown>;
+		const apiError = error.context;
 		expect(error.message).toBe(apiError.message);
 		expect(apiError.request_id).toEqual(expect.any(String));
 		expect(apiError.resolution_url).toEqual(expect.stringMatching(/^https?:\/\//));

@@ -192,7 +192,7 @@ describe('rate limits (spec 8)', () => {
 
 	test('a window that reopens later than the node waits: reported as rate_limit_exceeded, not waited out', async () => {
 		await admin.setRateLimits({ windowSeconds: 3600, perTier: { platinum: 1 } });
-		const { credentials } = await freshAccount();
+		const { accountId, credentials } = await freshAccount();
 		// Two reads fit into the window; the third is refused by the pacer, before sending.
 		const paced = await runWorkflow({
 			nodes: [getAccount],
@@ -202,9 +202,27 @@ describe('rate limits (spec 8)', () => {
 		const [, , refused] = paced.output(ACTION_NODE);
 		expect(refused.json.error).toMatchObject({ code: 'rate_limit_exceeded', http_status: null });
 		expect(proxy.exchanges).toHaveLength(2);
-		// A new execution knows nothing of the window: the service answers 429, whose Retry-After is too long to wait.
-		const answered = nodeError(
+
+		// The pacer is the account's in this n8n process: a new execution knows the window is spent and sends nothing.
+		const next = nodeError(
 			await runWorkflow({ nodes: [{ ...getAccount, onError: undefined }], credentials }),
+		);
+		expect(next.code).toBe('rate_limit_exceeded');
+		expect(next.context.http_status).toBeNull();
+		expect(proxy.exchanges).toHaveLength(2);
+
+		// Another key of the same account has a pacer of its own: the service answers 429, whose Retry-After is too
+		// long to wait.
+		const otherKey = await admin.createKey({
+			mode: 'test',
+			tier: 'platinum',
+			account_id: accountId,
+		});
+		const answered = nodeError(
+			await runWorkflow({
+				nodes: [{ ...getAccount, onError: undefined }],
+				credentials: { ...credentials, apiKey: otherKey.key },
+			}),
 		);
 		expect(answered.code).toBe('rate_limit_exceeded');
 		expect(answered.httpCode).toBe('429');

@@ -1,5 +1,5 @@
 // A Content-Disposition file name is the service's word, not a safe path: both nodes must store the artifact under a
-// name without path separators, whatever filename* says. A loopback stand-in for the service answers every artifact
+// clean name (no path separators, controls or bidi tricks, bounded length, real letters kept), whatever filename* says. A loopback stand-in for the service answers every artifact
 // download with a hostile header (the sandbox itself never sends one).
 import { once } from 'node:events';
 import { createServer, type Server } from 'node:http';
@@ -24,6 +24,13 @@ const HOSTILE_NAMES: Array<[string, string]> = [
 	// Nothing usable left: the node names the file after the job.
 	['/', 'job_1.srt'],
 	['..', 'job_1.srt'],
+	// Controls would break a header or a log line; a bidi override hides the real extension.
+	['report\u0000.srt', 'report_.srt'],
+	['a\r\nSet-Cookie: x.srt', 'a__Set-Cookie_ x.srt'],
+	['invoice\u202Etrs.exe', 'invoicetrs.exe'],
+	// Bounded (200 bytes of UTF-8), the extension kept; Hebrew stays Hebrew.
+	[`${'a'.repeat(8000)}.srt`, `${'a'.repeat(196)}.srt`],
+	['ראיון עם דנה.srt', 'ראיון עם דנה.srt'],
 ];
 const SIGNING_SECRET = 'whsec_file_names_0001';
 
@@ -58,30 +65,27 @@ afterAll(async () => {
 	await cleanupBinaryData();
 });
 
-it.each(HOSTILE_NAMES)(
-	'Download Artifact stores "%s" under a name without path separators',
-	async (sent, safe) => {
-		hostileName = sent;
-		const result = await runWorkflow({
-			nodes: [
-				actionNode({
-					resource: 'transcription',
-					operation: 'downloadArtifact',
-					jobId: 'job_1',
-					format: 'srt',
-				}),
-			],
-			credentials,
-		});
-		expect(result.error).toBeUndefined();
-		const [item] = result.output(ACTION_NODE);
-		expect(item.json.file_name).toBe(safe);
-		expect(item.binary?.data.fileName).toBe(safe);
-	},
-);
+it.each(HOSTILE_NAMES)('Download Artifact stores %j under a clean name', async (sent, safe) => {
+	hostileName = sent;
+	const result = await runWorkflow({
+		nodes: [
+			actionNode({
+				resource: 'transcription',
+				operation: 'downloadArtifact',
+				jobId: 'job_1',
+				format: 'srt',
+			}),
+		],
+		credentials,
+	});
+	expect(result.error).toBeUndefined();
+	const [item] = result.output(ACTION_NODE);
+	expect(item.json.file_name).toBe(safe);
+	expect(item.binary?.data.fileName).toBe(safe);
+});
 
 it.each(HOSTILE_NAMES)(
-	'the trigger\'s artifact download stores "%s" under a name without path separators',
+	"the trigger's artifact download stores %j under a clean name",
 	async (sent, safe) => {
 		hostileName = sent;
 		const trigger = await TriggerUnderTest.start({

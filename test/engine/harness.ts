@@ -497,6 +497,7 @@ export interface NodeErrorView {
 	/** The API's error.code (NodeApiError) or the node's own code (NodeOperationError). */
 	code: string | undefined;
 	httpCode: string | undefined;
+	/** The item error the node attached (what a Continue On Fail item would carry as json.error). */
 	context: IDataObject;
 }
 
@@ -508,13 +509,12 @@ export function nodeError(result: RunResult): NodeErrorView {
 		throw new Error(
 			`Expected the execution to fail, it succeeded: ${JSON.stringify(result.output(ACTION_NODE))}`,
 		);
-	const context = error.context ?? {};
-	const apiError = context.apiError as IDataObject | undefined;
+	const itemError = (error.context?.itemError ?? {}) as IDataObject;
 	return {
 		message: error.message,
 		description: error.description ?? undefined,
-		code: (apiError?.code ?? context.code) as string | undefined,
+		code: itemError.code as string | undefined,
 		httpCode: error.httpCode ?? undefined,
-		context,
+		context: itemError,
 	};
 }

@@ -106,7 +106,7 @@ describe('activating the trigger', () => {
 			const activation = trigger.activate();
 			await expect(activation).rejects.toThrow('webhook_url must be an https:// URL');
 			await expect(activation).rejects.toMatchObject({
-				context: { apiError: { code: 'invalid_webhook_url', http_status: 400 } },
+				context: { itemError: { code: 'invalid_webhook_url', http_status: 400 } },
 			});
 			expect(trigger.storedStaticData).toEqual({});
 		} finally {

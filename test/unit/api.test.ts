@@ -32,12 +32,26 @@ describe('operations (spec sections 4 and 9)', () => {
 
 	it('fills path parameters, percent-encoding them', () => {
 		expect(buildPath('uploadBinary', { upload_id: 'upl_1' })).toBe('/uploads/upl_1/binary');
-		expect(buildPath('getTranscription', { job_id: 'a/../b' })).toBe('/transcriptions/a%2F..%2Fb');
+		expect(buildPath('getTranscription', { job_id: 'job:1+2%' })).toBe(
+			'/transcriptions/job%3A1%2B2%25',
+		);
 		expect(
 			buildPath('getTranscriptionArtifactByExtension', { job_id: 'j1', path_format: 'pdf' }),
 		).toBe('/transcriptions/j1/artifact.pdf');
 		expect(() => buildPath('getTranscription')).toThrow(
 			'Missing path parameter "job_id" for getTranscription',
+		);
+	});
+
+	it.each([
+		['..', '".." is a path segment, not an id'],
+		['.', '"." is a path segment, not an id'],
+		['a/../b', 'it contains a path separator ("/" or "\\")'],
+		['a\\b', 'it contains a path separator ("/" or "\\")'],
+		['job 1', 'it contains whitespace or a control character'],
+	])('refuses %j as a path parameter, whatever the encoding would do: %s', (id, problem) => {
+		expect(() => buildPath('getTranscription', { job_id: id })).toThrow(
+			`Path parameter "job_id" of getTranscription is not an id: ${problem}`,
 		);
 	});
 

@@ -1,7 +1,10 @@
+import { OPERATIONS } from '../../src/api';
 import {
 	backoffDelay,
+	CursorWalk,
 	decideRetry,
 	DEFAULT_RETRY_POLICY,
+	derivedIdempotencyKey,
 	generateIdempotencyKey,
 	headerValue,
 	idempotencyKeyProblem,
@@ -261,5 +264,132 @@ describe('Idempotency-Key (spec 4.2, 4.4, 8)', () => {
 		expect(idempotencyKeyProblem('k'.repeat(201))).toBe(
 			'Idempotency Key is 201 characters long; the API accepts 1 to 200',
 		);
+	});
+});
+
+describe('derived Idempotency-Keys: the same write keeps its key across n8n retries', () => {
+	const write = { executionId: '4711', nodeId: 'node-a', runIndex: 0, itemIndex: 3, step: 'job' };
+
+	it('is the same for the same execution, node, run, item and step', () => {
+		expect(derivedIdempotencyKey(write)).toBe(derivedIdempotencyKey({ ...write }));
+		expect(derivedIdempotencyKey(write)).toMatch(/^n8n-[0-9a-f]{48}$/);
+		expect(idempotencyKeyProblem(derivedIdempotencyKey(write))).toBeUndefined();
+	});
+
+	it.each([
+		['another execution', { executionId: '4712' }],
+		['another node', { nodeId: 'node-b' }],
+		['another run of the node (a loop)', { runIndex: 1 }],
+		['another item', { itemIndex: 4 }],
+		['another step of the item', { step: 'slot' }],
+	])('differs for %s', (_label, change) => {
+		expect(derivedIdempotencyKey({ ...write, ...change })).not.toBe(derivedIdempotencyKey(write));
+	});
+
+	it('cannot be confused by parts that run into each other', () => {
+		expect(derivedIdempotencyKey({ ...write, executionId: '47', nodeId: '11node-a' })).not.toBe(
+			derivedIdempotencyKey({ ...write, executionId: '4711', nodeId: 'node-a' }),
+		);
+	});
+});
+
+describe('retry scope: a call that is not idempotent is repeated only when it never reached the service', () => {
+	const scope = OPERATIONS.testWebhook.retry;
+
+	it('is "unsent" for POST /webhooks/test, and "any" for every other operation', () => {
+		expect(scope).toBe('unsent');
+		const others = Object.entries(OPERATIONS).filter(([id]) => id !== 'testWebhook');
+		expect(others.map(([, operation]) => operation.retry)).toEqual(others.map(() => 'any'));
+	});
+
+	it.each([500, 502, 503, 504, 408])(
+		'does not repeat after HTTP %i: the service may have sent the event',
+		(status) => {
+			expect(decideRetry({ kind: 'response', status }, 1, policy, NOW, midRandom, scope)).toEqual({
+				retry: false,
+				reason: 'not repeated: the call is not idempotent and the service may have acted on it',
+			});
+		},
+	);
+
+	it.each(['ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'UND_ERR_SOCKET'])(
+		'does not repeat after %s: the request may have arrived',
+		(code) => {
+			expect(
+				decideRetry({ kind: 'network_error', error: { code } }, 1, policy, NOW, midRandom, scope)
+					.retry,
+			).toBe(false);
+		},
+	);
+
+	it.each(['ECONNREFUSED', 'EAI_AGAIN', 'EHOSTUNREACH', 'UND_ERR_CONNECT_TIMEOUT'])(
+		'repeats after %s: no connection was made',
+		(code) => {
+			expect(
+				decideRetry({ kind: 'network_error', error: { code } }, 1, policy, NOW, midRandom, scope),
+			).toMatchObject({ retry: true, reason: 'network error' });
+		},
+	);
+
+	it('repeats after 429: the service refused the call without acting on it', () => {
+		expect(
+			decideRetry(
+				{ kind: 'response', status: 429, headers: { 'retry-after': '2' } },
+				1,
+				policy,
+				NOW,
+				midRandom,
+				scope,
+			),
+		).toEqual({ retry: true, delayMs: 2000 + 125, reason: 'rate limited (429)' });
+	});
+});
+
+describe('CursorWalk: paging GET /transcriptions (spec 4.5)', () => {
+	const link = (cursor: number) => `/api/v1/transcriptions?limit=100&cursor=${cursor}`;
+
+	it('follows links.next, carrying its query, and ends at a null link', () => {
+		const walk = new CursorWalk();
+		expect(walk.next(link(100), { limit: 100 })).toEqual({
+			kind: 'next',
+			query: { limit: '100', cursor: '100' },
+		});
+		expect(walk.next(null, { limit: 100, cursor: 100 })).toEqual({ kind: 'end' });
+	});
+
+	it('ends at a link without a cursor', () => {
+		expect(new CursorWalk().next('/api/v1/transcriptions?limit=100', { limit: 100 })).toEqual({
+			kind: 'end',
+		});
+	});
+
+	it('stops at a cursor it was already given: an alternating cursor never ends otherwise', () => {
+		const walk = new CursorWalk();
+		expect(walk.next(link(100), { limit: 100 }).kind).toBe('next');
+		expect(walk.next(link(0), { limit: 100, cursor: '100' })).toEqual({
+			kind: 'repeated_cursor',
+			cursor: '0',
+			pages: 2,
+		});
+	});
+
+	it('stops at a link to the page it just fetched', () => {
+		expect(new CursorWalk().next(link(0), { limit: 100, cursor: 0 })).toEqual({
+			kind: 'repeated_cursor',
+			cursor: '0',
+			pages: 1,
+		});
+	});
+
+	it('stops after the page bound even when every cursor is new', () => {
+		const walk = new CursorWalk(3);
+		let query: Record<string, string | number | boolean> = { limit: 100 };
+		const kinds: string[] = [];
+		for (let page = 1; page <= 3; page++) {
+			const next = walk.next(link(page * 100), query);
+			kinds.push(next.kind);
+			if (next.kind === 'next') query = next.query;
+		}
+		expect(kinds).toEqual(['next', 'next', 'too_many_pages']);
 	});
 });

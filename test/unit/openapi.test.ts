@@ -458,11 +458,28 @@ describe('schemas (spec section 2)', () => {
 });
 
 describe('requestSchemas and componentSchema — usable by Ajv 2020 in strict mode', () => {
-	it.each(OPERATION_IDS)('%s request parts compile', (operationId) => {
+	// Which parts of a request each operation has (spec section 4); each present part must compile.
+	const REQUEST_PARTS: Record<(typeof OPERATION_IDS)[number], string[]> = {
+		getAccount: [],
+		createUpload: ['body', 'headers'],
+		uploadBinary: ['params'],
+		createTranscription: ['body', 'headers'],
+		listTranscriptions: ['query'],
+		getTranscription: ['headers', 'params'],
+		getTranscriptionArtifact: ['query', 'headers', 'params'],
+		getTranscriptionArtifactByExtension: ['query', 'headers', 'params'],
+		testWebhook: ['body'],
+	};
+
+	it.each(OPERATION_IDS)('%s has exactly its request parts, and each compiles', (operationId) => {
 		const ajv = makeAjv({ coerceTypes: true, useDefaults: true });
 		const schemas = requestSchemas(operationId);
-		for (const part of [schemas.body, schemas.query, schemas.headers, schemas.params]) {
-			if (part) expect(typeof ajv.compile(part)).toBe('function');
+		const parts = (['body', 'query', 'headers', 'params'] as const).filter(
+			(part) => schemas[part] !== undefined,
+		);
+		expect(parts).toEqual(REQUEST_PARTS[operationId]);
+		for (const part of parts) {
+			expect(typeof ajv.compile(schemas[part] as JSONSchema)).toBe('function');
 		}
 	});
 

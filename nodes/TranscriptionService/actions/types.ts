@@ -1,6 +1,12 @@
-import type { IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
+import type {
+	IExecuteFunctions,
+	INodeExecutionData,
+	INodeProperties,
+	INodePropertyOptions,
+} from 'n8n-workflow';
 
-import type { TranscriptionServiceClient } from '../transport';
+import type { TranscriptionServiceClient } from '../../shared/transport';
+import type { OperationName, ResourceName } from './node.type';
 
 /** What every `<operation>.operation.ts` exports. */
 export interface OperationModule {
@@ -14,3 +20,13 @@ export interface OperationModule {
 	/** How many input items may run at once (default 1). */
 	concurrency?(this: IExecuteFunctions): number;
 }
+
+/** One operation as the editor offers it: the option in the Operation list, the canvas subtitle, and its module. */
+export interface OperationEntry {
+	module: OperationModule;
+	option: Omit<INodePropertyOptions, 'value'> & { action: string };
+	/** Shown under the node on the canvas. */
+	subtitle: string;
+}
+
+export type ResourceOperations<R extends ResourceName> = Record<OperationName<R>, OperationEntry>;

@@ -3,7 +3,7 @@
 import type { IBinaryData, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
-import type { BinaryStream } from '../transport';
+import type { BinaryStream } from '../../shared/transport';
 
 /** The parameter that names the input item's media binary (Create Slot, Send Media, Transcribe and Download). */
 export const inputBinaryFieldProperty: INodeProperties = {
@@ -63,9 +63,4 @@ export async function inputMedia(
 
 function fallbackFileName(propertyName: string, extension: string | undefined): string {
 	return extension ? `${propertyName}.${extension}` : propertyName;
-}
-
-/** A name n8n stores as one file name (a '/' would be read as a directory). */
-export function safeFileName(name: string): string {
-	return name.replace(/[/\\]/g, '_');
 }

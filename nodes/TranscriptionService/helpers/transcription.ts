@@ -6,7 +6,8 @@ import {
 	type PublicTranscriptionCreateRequest,
 	type PublicTranscriptionCreateResponse,
 } from '../../../src/api';
-import type { TranscriptionServiceClient } from '../transport';
+import type { TranscriptionServiceClient } from '../../shared/transport';
+import { modelTierOptions, outputFormatOptions } from '../../shared/vocabulary';
 
 /** The optional fields of the create request, named as the API names them; only those the user adds are sent. */
 export const transcriptionOptionsProperty: INodeProperties = {
@@ -20,26 +21,14 @@ export const transcriptionOptionsProperty: INodeProperties = {
 			displayName: 'Model Tier',
 			name: 'model_tier',
 			type: 'options',
-			options: [
-				{ name: 'Fast Low Cost', value: 'fast_low_cost', description: 'Quicker and cheaper' },
-				{
-					name: 'Premium Quality',
-					value: 'premium_quality',
-					description:
-						'Best accuracy; needs a Basic plan or higher and costs twice the output format',
-				},
-				{ name: 'Standard', value: 'standard' },
-			],
+			options: modelTierOptions,
 			default: 'standard',
 		},
 		{
 			displayName: 'Output Format',
 			name: 'output_format',
 			type: 'options',
-			options: [
-				{ name: 'Plain Text', value: 'plain_text' },
-				{ name: 'SRT Subtitles', value: 'srt' },
-			],
+			options: outputFormatOptions,
 			default: 'srt',
 			description: "The format the job's default artifact is downloaded in",
 		},

@@ -6,7 +6,12 @@ import type {
 	PublicUploadCreateRequest,
 	PublicUploadCreateResponse,
 } from '../../../src/api';
-import { apiErrorOf, apiErrorFromResponse, type TranscriptionServiceClient } from '../transport';
+import { requireId } from '../../shared/ids';
+import {
+	apiErrorFromResponse,
+	apiErrorOf,
+	type TranscriptionServiceClient,
+} from '../../shared/transport';
 import type { InputMedia } from './binary';
 
 export async function createUploadSlot(
@@ -30,8 +35,10 @@ export interface UploadResult extends PublicUploadBinaryResponse {
 }
 
 /**
- * PUT …/binary with the media streamed and an exact Content-Length. A slot takes bytes once, so a retry after a lost
- * answer meets 409 upload_not_available: that means our earlier attempt stored them.
+ * PUT …/binary with the media streamed and an exact Content-Length. A slot takes bytes once, so a repeat after a lost
+ * answer meets 409 upload_not_available: that means our earlier attempt stored them. `slotIsOurs` says the slot was
+ * made by this very write (a key derived from the execution and item), so the 409 also means an earlier run of the
+ * node stored them (n8n's Retry On Fail).
  */
 export async function uploadMedia(
 	context: IExecuteFunctions,
@@ -39,6 +46,7 @@ export async function uploadMedia(
 	uploadId: string,
 	media: InputMedia,
 	itemIndex: number,
+	slotIsOurs = false,
 ): Promise<UploadResult> {
 	const response = await client.request<PublicUploadBinaryResponse>({
 		operation: 'uploadBinary',
@@ -50,14 +58,30 @@ export async function uploadMedia(
 	});
 	if (response.status !== 409) return response.body;
 	const bytesStored =
-		apiErrorOf(response)?.code === 'upload_not_available' && response.unansweredAttempts > 0;
+		apiErrorOf(response)?.code === 'upload_not_available' &&
+		(slotIsOurs || response.unansweredAttempts > 0);
 	if (!bytesStored) throw apiErrorFromResponse(context, response, itemIndex);
 	return { ok: true, bytes_received: media.sizeBytes, already_stored: true };
 }
 
-/** Send Media takes the upload_id or the slot's upload_url ("/api/v1/uploads/{upload_id}/binary", relative or absolute). */
-export function uploadIdFrom(reference: string): string {
+/**
+ * Send Media takes the upload_id or the slot's upload_url ("/api/v1/uploads/{upload_id}/binary", relative or absolute).
+ * The id is checked after decoding, so "/uploads/%2e%2e/binary" is refused, not sent as "..".
+ */
+export function uploadIdFrom(
+	context: IExecuteFunctions,
+	reference: string,
+	itemIndex: number,
+): string {
 	const trimmed = reference.trim();
 	const match = /\/uploads\/([^/?#]+)\/binary\/?(?:[?#].*)?$/.exec(trimmed);
-	return match ? decodeURIComponent(match[1]) : trimmed;
+	let id = trimmed;
+	if (match) {
+		try {
+			id = decodeURIComponent(match[1]);
+		} catch {
+			id = match[1];
+		}
+	}
+	return requireId(context.getNode(), id, 'Upload', itemIndex);
 }

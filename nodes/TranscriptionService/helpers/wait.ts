@@ -1,10 +1,11 @@
 // Waiting for a job to reach a terminal state (design.md: completed, failed, cancelled): conditional polls that back
 // off from a short interval to a maximum, bounded by Max Wait, and stopped at once when the execution is cancelled.
-import type { IExecuteFunctions } from 'n8n-workflow';
-import { NodeOperationError } from 'n8n-workflow';
+import type { IExecuteFunctions, INode, NodeOperationError } from 'n8n-workflow';
 
 import { isTerminalStatus, type PublicTranscriptionResponse } from '../../../src/api';
-import { pause, type TranscriptionServiceClient } from '../transport';
+import { operationError } from '../../shared/errors';
+import { pause } from '../../shared/pause';
+import type { TranscriptionServiceClient } from '../../shared/transport';
 
 export interface WaitOptions {
 	maxWaitMs: number;
@@ -26,7 +27,13 @@ export async function waitForJob(
 	let job = await client.getTranscription(jobId, itemIndex);
 	while (!isTerminalStatus(job.status)) {
 		const remaining = deadline - Date.now();
-		if (remaining <= 0) throw maxWaitExceeded(context, job, options.maxWaitMs, itemIndex);
+		if (remaining <= 0) {
+			throw maxWaitExceededError(
+				context.getNode(),
+				{ jobId: job.job_id, status: job.status, maxWaitMs: options.maxWaitMs },
+				itemIndex,
+			);
+		}
 		await pause(Math.min(interval, remaining), client.cancelSignal());
 		interval = Math.min(interval * BACKOFF_FACTOR, options.maxIntervalMs);
 		job = await client.getTranscription(jobId, itemIndex);
@@ -40,48 +47,54 @@ export function assertCompleted(
 	job: PublicTranscriptionResponse,
 	itemIndex: number,
 ): void {
-	const status = job.status.toLowerCase();
-	if (status === 'completed') return;
-	const cancelled = status === 'cancelled';
-	const error = new NodeOperationError(
-		context.getNode(),
-		`Transcription job ${job.job_id} ${cancelled ? 'was cancelled' : 'failed'}`,
-		{
-			itemIndex,
-			description: cancelled
-				? 'The job was cancelled before it completed, so there is no transcript. Start a new job to try again.'
-				: 'The service could not transcribe the media. Check that the file is audio or video in a common format, then start a new job.',
-		},
-	);
-	Object.assign(error.context, {
-		code: cancelled ? 'job_cancelled' : 'job_failed',
-		job_id: job.job_id,
-		status,
-	});
-	throw error;
+	if (job.status.toLowerCase() === 'completed') return;
+	throw jobEndedError(context.getNode(), job.job_id, job.status, itemIndex);
 }
 
-function maxWaitExceeded(
-	context: IExecuteFunctions,
-	job: PublicTranscriptionResponse,
-	maxWaitMs: number,
+/** The item error of a job that reached a terminal state other than completed. */
+export function jobEndedError(
+	node: INode,
+	jobId: string,
+	jobStatus: string,
 	itemIndex: number,
 ): NodeOperationError {
-	const error = new NodeOperationError(
-		context.getNode(),
-		`Transcription job ${job.job_id} did not finish within the Max Wait of ${formatSeconds(maxWaitMs)} (status "${job.status}")`,
-		{
-			itemIndex,
-			description:
-				'The job keeps running on the service. Raise "Max Wait", or fetch the result later with Transcription → Get and → Download Artifact using this job_id.',
-		},
-	);
-	Object.assign(error.context, {
-		code: 'max_wait_exceeded',
-		job_id: job.job_id,
-		status: job.status,
+	const status = jobStatus.toLowerCase();
+	const cancelled = status === 'cancelled';
+	return operationError(node, {
+		code: cancelled ? 'job_cancelled' : 'job_failed',
+		message: `Transcription job ${jobId} ${cancelled ? 'was cancelled' : 'failed'}`,
+		description: cancelled
+			? 'The job was cancelled before it completed, so there is no transcript. Start a new job to try again.'
+			: 'The service could not transcribe the media. Check that the file is audio or video in a common format, then start a new job.',
+		job_id: jobId,
+		status,
+		itemIndex,
 	});
-	return error;
+}
+
+/** The item error of a job that was still running when the wait ran out. */
+export function maxWaitExceededError(
+	node: INode,
+	args: {
+		jobId: string;
+		status: string;
+		maxWaitMs: number;
+		uploadId?: string;
+		description?: string;
+	},
+	itemIndex: number,
+): NodeOperationError {
+	return operationError(node, {
+		code: 'max_wait_exceeded',
+		message: `Transcription job ${args.jobId} did not finish within the Max Wait of ${formatSeconds(args.maxWaitMs)} (status "${args.status}")`,
+		description:
+			args.description ??
+			'The job keeps running on the service. Raise "Max Wait", or fetch the result later with Transcription → Get and → Download Artifact using this job_id.',
+		job_id: args.jobId,
+		upload_id: args.uploadId,
+		status: args.status,
+		itemIndex,
+	});
 }
 
 function formatSeconds(ms: number): string {

@@ -1,26 +1,17 @@
-import type { INodeProperties } from 'n8n-workflow';
-
-import type { OperationModule } from '../types';
+import { resourceDescription } from '../resource';
+import type { ResourceOperations } from '../types';
 import * as get from './get.operation';
 
-export const operations: Record<string, OperationModule> = { get };
-
-export const description: INodeProperties[] = [
-	{
-		displayName: 'Operation',
-		name: 'operation',
-		type: 'options',
-		noDataExpression: true,
-		displayOptions: { show: { resource: ['account'] } },
-		options: [
-			{
-				name: 'Get',
-				value: 'get',
-				description: 'Get plan eligibility, wallet balance and API access of the account',
-				action: 'Get account',
-			},
-		],
-		default: 'get',
+export const operations: ResourceOperations<'account'> = {
+	get: {
+		module: get,
+		option: {
+			name: 'Get',
+			description: 'Get plan eligibility, wallet balance and API access of the account',
+			action: 'Get account',
+		},
+		subtitle: 'Get Account',
 	},
-	...get.description,
-];
+};
+
+export const description = resourceDescription('account', operations, 'get');

@@ -7,7 +7,7 @@ import type {
 import { updateDisplayOptions } from 'n8n-workflow';
 
 import type { PublicAccountResponse } from '../../../../src/api';
-import type { TranscriptionServiceClient } from '../../transport';
+import type { TranscriptionServiceClient } from '../../../shared/transport';
 
 const properties: INodeProperties[] = [];
 

@@ -1,64 +1,61 @@
-import type { INodeProperties } from 'n8n-workflow';
-
-import type { OperationModule } from '../types';
+import { resourceDescription } from '../resource';
+import type { ResourceOperations } from '../types';
 import * as create from './create.operation';
 import * as downloadArtifact from './downloadArtifact.operation';
 import * as get from './get.operation';
-import * as getAll from './getMany.operation';
+import * as getAll from './getAll.operation';
 import * as transcribeAndDownload from './transcribeAndDownload.operation';
 
-export const operations: Record<string, OperationModule> = {
-	create,
-	downloadArtifact,
-	get,
-	getAll,
-	transcribeAndDownload,
+export const operations: ResourceOperations<'transcription'> = {
+	create: {
+		module: create,
+		option: {
+			name: 'Create',
+			description: 'Start a transcription job for uploaded media',
+			action: 'Create a transcription job',
+		},
+		subtitle: 'Create Transcription',
+	},
+	downloadArtifact: {
+		module: downloadArtifact,
+		option: {
+			name: 'Download Artifact',
+			description: 'Download the transcript of a completed job as SRT, TXT, PDF or DOCX',
+			action: 'Download a transcript',
+		},
+		subtitle: 'Download Artifact',
+	},
+	get: {
+		module: get,
+		option: {
+			name: 'Get',
+			description: 'Get the status and details of a job',
+			action: 'Get a transcription job',
+		},
+		subtitle: 'Get Transcription',
+	},
+	getAll: {
+		module: getAll,
+		option: {
+			name: 'Get Many',
+			description: 'List the jobs created through the API',
+			action: 'Get many transcription jobs',
+		},
+		subtitle: 'Get Many Transcriptions',
+	},
+	transcribeAndDownload: {
+		module: transcribeAndDownload,
+		option: {
+			name: 'Transcribe and Download',
+			description: 'Upload a binary file, wait for its transcript and download it in one step',
+			action: 'Transcribe a file and download the transcript',
+		},
+		subtitle: 'Transcribe and Download',
+	},
 };
 
-export const description: INodeProperties[] = [
-	{
-		displayName: 'Operation',
-		name: 'operation',
-		type: 'options',
-		noDataExpression: true,
-		displayOptions: { show: { resource: ['transcription'] } },
-		options: [
-			{
-				name: 'Create',
-				value: 'create',
-				description: 'Start a transcription job for uploaded media',
-				action: 'Create a transcription job',
-			},
-			{
-				name: 'Download Artifact',
-				value: 'downloadArtifact',
-				description: 'Download the transcript of a completed job as SRT, TXT, PDF or DOCX',
-				action: 'Download a transcript',
-			},
-			{
-				name: 'Get',
-				value: 'get',
-				description: 'Get the status and details of a job',
-				action: 'Get a transcription job',
-			},
-			{
-				name: 'Get Many',
-				value: 'getAll',
-				description: 'List the jobs created through the API',
-				action: 'Get many transcription jobs',
-			},
-			{
-				name: 'Transcribe and Download',
-				value: 'transcribeAndDownload',
-				description: 'Upload a binary file, wait for its transcript and download it in one step',
-				action: 'Transcribe a file and download the transcript',
-			},
-		],
-		default: 'transcribeAndDownload',
-	},
-	...transcribeAndDownload.description,
-	...create.description,
-	...get.description,
-	...getAll.description,
-	...downloadArtifact.description,
-];
+export const description = resourceDescription(
+	'transcription',
+	operations,
+	'transcribeAndDownload',
+);

@@ -1,8 +1,6 @@
 // Properties several transcription operations show.
 import type { INodeProperties } from 'n8n-workflow';
 
-import { TRANSCRIPTION_STATUSES } from '../../../../src/api';
-
 export const jobIdProperty: INodeProperties = {
 	displayName: 'Job ID',
 	name: 'jobId',
@@ -30,10 +28,5 @@ export const idempotencyKeyOption: INodeProperties = {
 	default: '',
 	placeholder: 'e.g. {{ $json.upload_id }}',
 	description:
-		'1–200 characters. The same key with the same fields returns the same job for 24 hours instead of starting a second one. Left empty, the node generates one per item.',
+		'1–200 characters. The same key with the same fields returns the same job for 24 hours instead of starting a second one. Left empty, the node derives one from the execution and the item, so a retry of the node never starts a second job.',
 };
-
-export const statusOptions = TRANSCRIPTION_STATUSES.map((status) => ({
-	name: status.charAt(0).toUpperCase() + status.slice(1),
-	value: status,
-})).sort((left, right) => left.name.localeCompare(right.name));

@@ -12,7 +12,8 @@ import {
 	createTranscription,
 	transcriptionOptionsProperty,
 } from '../../helpers/transcription';
-import type { TranscriptionServiceClient } from '../../transport';
+import { requireId } from '../../../shared/ids';
+import type { TranscriptionServiceClient } from '../../../shared/transport';
 import { idempotencyKeyOption, jobUploadIdProperty } from './common';
 
 const properties: INodeProperties[] = [
@@ -38,12 +39,18 @@ export async function execute(
 	itemIndex: number,
 	client: TranscriptionServiceClient,
 ): Promise<INodeExecutionData[]> {
-	const uploadId = (this.getNodeParameter('uploadId', itemIndex) as string).trim();
+	const uploadId = requireId(
+		this.getNode(),
+		this.getNodeParameter('uploadId', itemIndex),
+		'Upload ID',
+		itemIndex,
+	);
 	const additionalFields = this.getNodeParameter('additionalFields', itemIndex, {}) as IDataObject;
 	const options = this.getNodeParameter('options', itemIndex, {}) as IDataObject;
 	const idempotencyKey = idempotencyKeyFor(
 		this,
 		itemIndex,
+		'job',
 		options.idempotencyKey as string | undefined,
 	);
 	const created = await createTranscription(

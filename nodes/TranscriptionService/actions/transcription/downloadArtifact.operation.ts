@@ -6,14 +6,16 @@ import type {
 } from 'n8n-workflow';
 import { NodeOperationError, updateDisplayOptions } from 'n8n-workflow';
 
+import { cleanFileName } from '../../../../src/artifacts';
 import {
 	artifactBinary,
-	downloadArtifact,
+	fetchArtifact,
 	isTextFormat,
 	type ArtifactChoice,
-} from '../../helpers/artifact';
-import { safeFileName } from '../../helpers/binary';
-import type { TranscriptionServiceClient } from '../../transport';
+} from '../../../shared/artifact';
+import { requireId } from '../../../shared/ids';
+import type { TranscriptionServiceClient } from '../../../shared/transport';
+import { artifactFormatOptions } from '../../../shared/vocabulary';
 import { jobIdProperty } from './common';
 
 const properties: INodeProperties[] = [
@@ -23,16 +25,13 @@ const properties: INodeProperties[] = [
 		name: 'format',
 		type: 'options',
 		options: [
-			{ name: 'DOCX (Word)', value: 'docx' },
+			...artifactFormatOptions,
 			{
 				name: 'Job Default',
 				value: 'job_default',
 				description: 'The output format chosen when the job was created',
 			},
-			{ name: 'PDF', value: 'pdf' },
-			{ name: 'SRT Subtitles', value: 'srt' },
-			{ name: 'TXT Plain Text', value: 'txt' },
-		],
+		].sort((left, right) => left.name.localeCompare(right.name)),
 		default: 'job_default',
 	},
 	{
@@ -81,7 +80,12 @@ export async function execute(
 	itemIndex: number,
 	client: TranscriptionServiceClient,
 ): Promise<INodeExecutionData[]> {
-	const jobId = (this.getNodeParameter('jobId', itemIndex) as string).trim();
+	const jobId = requireId(
+		this.getNode(),
+		this.getNodeParameter('jobId', itemIndex),
+		'Job ID',
+		itemIndex,
+	);
 	const choice = this.getNodeParameter('format', itemIndex) as ArtifactChoice;
 	const propertyName = String(this.getNodeParameter('binaryPropertyName', itemIndex)).trim();
 	const options = this.getNodeParameter('options', itemIndex, {}) as IDataObject;
@@ -92,9 +96,9 @@ export async function execute(
 		});
 	}
 
-	const artifact = await downloadArtifact(this, client, jobId, choice, itemIndex);
+	const artifact = await fetchArtifact(this, client, jobId, choice, itemIndex);
 	if (typeof options.fileName === 'string' && options.fileName.trim() !== '') {
-		artifact.fileName = safeFileName(options.fileName.trim());
+		artifact.fileName = cleanFileName(options.fileName) || artifact.fileName;
 	}
 	const json: IDataObject = {
 		job_id: jobId,

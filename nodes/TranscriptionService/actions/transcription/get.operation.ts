@@ -1,7 +1,8 @@
 import type { IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
 import { updateDisplayOptions } from 'n8n-workflow';
 
-import type { TranscriptionServiceClient } from '../../transport';
+import { requireId } from '../../../shared/ids';
+import type { TranscriptionServiceClient } from '../../../shared/transport';
 import { jobIdProperty } from './common';
 
 const properties: INodeProperties[] = [jobIdProperty];
@@ -16,7 +17,12 @@ export async function execute(
 	itemIndex: number,
 	client: TranscriptionServiceClient,
 ): Promise<INodeExecutionData[]> {
-	const jobId = (this.getNodeParameter('jobId', itemIndex) as string).trim();
+	const jobId = requireId(
+		this.getNode(),
+		this.getNodeParameter('jobId', itemIndex),
+		'Job ID',
+		itemIndex,
+	);
 	// Asked again within this execution, the job is fetched with If-None-Match and a 304 reuses the last snapshot.
 	const job = await client.getTranscription(jobId, itemIndex);
 	return [{ json: { ...job } }];

@@ -5,17 +5,15 @@ import type {
 	INodeExecutionData,
 	INodeProperties,
 } from 'n8n-workflow';
-import {
-	ExecutionCancelledError,
-	NodeApiError,
-	NodeOperationError,
-	updateDisplayOptions,
-} from 'n8n-workflow';
+import { NodeOperationError, updateDisplayOptions } from 'n8n-workflow';
 
-import { generateIdempotencyKey } from '../../../../src/client';
-import { ARTIFACT_FORMATS, type ArtifactFormat } from '../../../../src/artifacts';
-import { artifactBinary, downloadArtifact, isTextFormat } from '../../helpers/artifact';
+import type { ArtifactFormat } from '../../../../src/artifacts';
+import { artifactBinary, fetchArtifact, isTextFormat } from '../../../shared/artifact';
+import { asItemFailure } from '../../../shared/errors';
+import type { TranscriptionServiceClient } from '../../../shared/transport';
+import { artifactFormatOptions } from '../../../shared/vocabulary';
 import { inputBinaryFieldProperty, inputMedia } from '../../helpers/binary';
+import { idempotencyKeyFor } from '../../helpers/idempotency';
 import {
 	createRequest,
 	createTranscription,
@@ -23,16 +21,8 @@ import {
 } from '../../helpers/transcription';
 import { createUploadSlot, uploadMedia } from '../../helpers/upload';
 import { assertCompleted, waitForJob } from '../../helpers/wait';
-import type { TranscriptionServiceClient } from '../../transport';
 
 const MAX_CONCURRENCY = 10;
-
-const FORMAT_NAMES: Record<ArtifactFormat, string> = {
-	docx: 'DOCX (Word)',
-	pdf: 'PDF',
-	srt: 'SRT Subtitles',
-	txt: 'TXT Plain Text',
-};
 
 const properties: INodeProperties[] = [
 	inputBinaryFieldProperty,
@@ -41,9 +31,7 @@ const properties: INodeProperties[] = [
 		name: 'formats',
 		type: 'multiOptions',
 		required: true,
-		options: [...ARTIFACT_FORMATS]
-			.sort()
-			.map((format) => ({ name: FORMAT_NAMES[format], value: format })),
+		options: artifactFormatOptions,
 		default: ['srt'],
 		description:
 			'Each format becomes a binary field of the same name (srt, txt, pdf, docx) on the output item',
@@ -140,20 +128,20 @@ export async function execute(
 	const slot = await createUploadSlot(
 		client,
 		{ filename: media.fileName, content_type: media.mimeType, size_bytes: media.sizeBytes },
-		generateIdempotencyKey(),
+		idempotencyKeyFor(this, itemIndex, 'slot'),
 		itemIndex,
 	);
 	let created: Awaited<ReturnType<typeof createTranscription>>;
 	try {
-		await uploadMedia(this, client, slot.upload_id, media, itemIndex);
+		await uploadMedia(this, client, slot.upload_id, media, itemIndex, true);
 		created = await createTranscription(
 			client,
 			createRequest(slot.upload_id, additionalFields),
-			generateIdempotencyKey(),
+			idempotencyKeyFor(this, itemIndex, 'job'),
 			itemIndex,
 		);
 	} catch (error) {
-		throw withCreated(this, error, { upload_id: slot.upload_id }, itemIndex);
+		throw asItemFailure(this.getNode(), error, itemIndex, { upload_id: slot.upload_id });
 	}
 
 	try {
@@ -173,7 +161,7 @@ export async function execute(
 		const binary: IBinaryKeyData = {};
 		const texts: Partial<Record<ArtifactFormat, string>> = {};
 		for (const format of formats) {
-			const artifact = await downloadArtifact(this, client, job.job_id, format, itemIndex);
+			const artifact = await fetchArtifact(this, client, job.job_id, format, itemIndex);
 			binary[format] = await artifactBinary(this, artifact);
 			if (isTextFormat(format)) texts[format] = artifact.bytes.toString('utf8');
 		}
@@ -182,27 +170,9 @@ export async function execute(
 		if (text !== undefined) json.text = text;
 		return [{ json, binary }];
 	} catch (error) {
-		throw withCreated(
-			this,
-			error,
-			{ upload_id: slot.upload_id, job_id: created.job_id },
-			itemIndex,
-		);
+		throw asItemFailure(this.getNode(), error, itemIndex, {
+			upload_id: slot.upload_id,
+			job_id: created.job_id,
+		});
 	}
-}
-
-/** Whatever goes wrong once a slot or job exists, the item names it, so nothing is left behind unsaid. */
-function withCreated(
-	context: IExecuteFunctions,
-	error: unknown,
-	created: { upload_id: string; job_id?: string },
-	itemIndex: number,
-): Error {
-	if (error instanceof ExecutionCancelledError) return error;
-	const nodeError =
-		error instanceof NodeApiError || error instanceof NodeOperationError
-			? error
-			: new NodeOperationError(context.getNode(), error as Error, { itemIndex });
-	for (const [key, value] of Object.entries(created)) nodeError.context[key] ??= value;
-	return nodeError;
 }

@@ -1,34 +1,27 @@
-import type { INodeProperties } from 'n8n-workflow';
-
-import type { OperationModule } from '../types';
+import { resourceDescription } from '../resource';
+import type { ResourceOperations } from '../types';
 import * as createSlot from './createSlot.operation';
 import * as sendMedia from './sendMedia.operation';
 
-export const operations: Record<string, OperationModule> = { createSlot, sendMedia };
-
-export const description: INodeProperties[] = [
-	{
-		displayName: 'Operation',
-		name: 'operation',
-		type: 'options',
-		noDataExpression: true,
-		displayOptions: { show: { resource: ['upload'] } },
-		options: [
-			{
-				name: 'Create Slot',
-				value: 'createSlot',
-				description: 'Reserve a single-use upload slot (valid for 30 minutes)',
-				action: 'Create an upload slot',
-			},
-			{
-				name: 'Send Media',
-				value: 'sendMedia',
-				description: 'Stream the media bytes of a binary field into an upload slot',
-				action: 'Send media to an upload slot',
-			},
-		],
-		default: 'createSlot',
+export const operations: ResourceOperations<'upload'> = {
+	createSlot: {
+		module: createSlot,
+		option: {
+			name: 'Create Slot',
+			description: 'Reserve a single-use upload slot (valid for 30 minutes)',
+			action: 'Create an upload slot',
+		},
+		subtitle: 'Create Upload Slot',
 	},
-	...createSlot.description,
-	...sendMedia.description,
-];
+	sendMedia: {
+		module: sendMedia,
+		option: {
+			name: 'Send Media',
+			description: 'Stream the media bytes of a binary field into an upload slot',
+			action: 'Send media to an upload slot',
+		},
+		subtitle: 'Send Media',
+	},
+};
+
+export const description = resourceDescription('upload', operations, 'createSlot');

@@ -10,7 +10,7 @@ import type { PublicUploadCreateRequest } from '../../../../src/api';
 import { inputBinaryFieldProperty, inputMedia } from '../../helpers/binary';
 import { idempotencyKeyFor } from '../../helpers/idempotency';
 import { createUploadSlot } from '../../helpers/upload';
-import type { TranscriptionServiceClient } from '../../transport';
+import type { TranscriptionServiceClient } from '../../../shared/transport';
 
 const properties: INodeProperties[] = [
 	{
@@ -117,6 +117,7 @@ export async function execute(
 	const idempotencyKey = idempotencyKeyFor(
 		this,
 		itemIndex,
+		'slot',
 		options.idempotencyKey as string | undefined,
 	);
 

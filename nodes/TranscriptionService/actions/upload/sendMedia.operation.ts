@@ -8,7 +8,8 @@ import { NodeOperationError, updateDisplayOptions } from 'n8n-workflow';
 
 import { inputBinaryFieldProperty, inputMedia } from '../../helpers/binary';
 import { uploadIdFrom, uploadMedia } from '../../helpers/upload';
-import type { TranscriptionServiceClient } from '../../transport';
+import { operationError } from '../../../shared/errors';
+import type { TranscriptionServiceClient } from '../../../shared/transport';
 
 const properties: INodeProperties[] = [
 	{
@@ -52,30 +53,28 @@ export async function execute(
 	itemIndex: number,
 	client: TranscriptionServiceClient,
 ): Promise<INodeExecutionData[]> {
-	const uploadId = uploadIdFrom(String(this.getNodeParameter('upload', itemIndex) ?? ''));
-	if (uploadId === '') {
+	const reference = String(this.getNodeParameter('upload', itemIndex) ?? '').trim();
+	if (reference === '') {
 		throw new NodeOperationError(this.getNode(), 'The parameter "Upload" is empty', {
 			itemIndex,
 			description: 'Set it to the upload_id (or upload_url) that Create Slot returned.',
 		});
 	}
+	const uploadId = uploadIdFrom(this, reference, itemIndex);
 	const propertyName = this.getNodeParameter('binaryPropertyName', itemIndex) as string;
 	const options = this.getNodeParameter('options', itemIndex, {}) as IDataObject;
 	const media = await inputMedia(this, itemIndex, propertyName);
 
 	const declaredSize = declaredSizeOf(options, this.getInputData()[itemIndex].json, uploadId);
 	if (declaredSize !== undefined && declaredSize !== media.sizeBytes) {
-		const error = new NodeOperationError(
-			this.getNode(),
-			`The file in "${propertyName}" is ${media.sizeBytes} bytes but the slot was declared with ${declaredSize} bytes`,
-			{
-				itemIndex,
-				description:
-					"The service stores a slot's bytes only when their count equals the declared size_bytes. Nothing was sent: create a new slot with the file's size (Create Slot → From Input Binary does that).",
-			},
-		);
-		Object.assign(error.context, { code: 'upload_size_mismatch', upload_id: uploadId });
-		throw error;
+		throw operationError(this.getNode(), {
+			code: 'upload_size_mismatch',
+			message: `The file in "${propertyName}" is ${media.sizeBytes} bytes but the slot was declared with ${declaredSize} bytes`,
+			description:
+				"The service stores a slot's bytes only when their count equals the declared size_bytes. Nothing was sent: create a new slot with the file's size (Create Slot → From Input Binary does that).",
+			upload_id: uploadId,
+			itemIndex,
+		});
 	}
 
 	const result = await uploadMedia(this, client, uploadId, media, itemIndex);

@@ -6,8 +6,9 @@ import type {
 } from 'n8n-workflow';
 import { updateDisplayOptions } from 'n8n-workflow';
 
-import { WEBHOOK_EVENT_TYPES, type PublicWebhookTestResponse } from '../../../../src/api';
-import type { TranscriptionServiceClient } from '../../transport';
+import type { PublicWebhookTestResponse } from '../../../../src/api';
+import type { TranscriptionServiceClient } from '../../../shared/transport';
+import { webhookEventOptions } from '../../../shared/vocabulary';
 
 const properties: INodeProperties[] = [
 	{
@@ -23,7 +24,7 @@ const properties: INodeProperties[] = [
 		displayName: 'Event Type',
 		name: 'eventType',
 		type: 'options',
-		options: WEBHOOK_EVENT_TYPES.map((event) => ({ name: event, value: event })),
+		options: webhookEventOptions,
 		default: 'transcription.completed',
 		description: 'The event type placed in the signed test payload',
 	},

@@ -1,19 +1,20 @@
-// Artifact download (spec 4.7, 4.8): the bytes, their media type and the UTF-8 file name of Content-Disposition.
-// Shared by the action node and the trigger's Download Artifact option.
+// Fetching a job's transcript (spec 4.7, 4.8): the bytes, their media type and a safe file name from the service's
+// Content-Disposition. Used by Download Artifact, Transcribe and Download and the triggers.
 import type { BinaryHelperFunctions, IBinaryData, INode } from 'n8n-workflow';
 
-import { isTerminalStatus } from '../../../src/api';
+import { isTerminalStatus } from '../../src/api';
 import {
 	ARTIFACT_MEDIA_TYPES,
 	artifactFileName,
+	cleanFileName,
 	formatForMediaType,
 	parseContentDisposition,
 	type ArtifactFormat,
-} from '../../../src/artifacts';
-import { apiErrorFieldsOf, buildNodeApiError, type TranscriptionServiceClient } from '../transport';
-import { safeFileName } from './binary';
+} from '../../src/artifacts';
+import { addItemContext, apiError, apiFieldsOf } from './errors';
+import type { TranscriptionServiceClient } from './transport';
 
-/** What a download needs of an n8n context (the action's execute, the trigger's webhook). */
+/** What a download needs of an n8n context (an execution, a webhook, a poll). */
 export interface ArtifactContext {
 	getNode(): INode;
 	helpers: Pick<BinaryHelperFunctions, 'prepareBinaryData'>;
@@ -22,7 +23,7 @@ export interface ArtifactContext {
 /** 'job_default' leaves the choice to the job's output_format. */
 export type ArtifactChoice = ArtifactFormat | 'job_default';
 
-export interface DownloadedArtifact {
+export interface FetchedArtifact {
 	/** undefined only when the service answered with a media type that is none of the four. */
 	format: ArtifactFormat | undefined;
 	fileName: string;
@@ -30,13 +31,13 @@ export interface DownloadedArtifact {
 	bytes: Buffer;
 }
 
-export async function downloadArtifact(
+export async function fetchArtifact(
 	context: ArtifactContext,
 	client: TranscriptionServiceClient,
 	jobId: string,
 	choice: ArtifactChoice,
 	itemIndex?: number,
-): Promise<DownloadedArtifact> {
+): Promise<FetchedArtifact> {
 	let response;
 	try {
 		response =
@@ -60,11 +61,12 @@ export async function downloadArtifact(
 	const mediaType = (response.headers['content-type'] ?? '').split(';')[0].trim().toLowerCase();
 	const format = choice === 'job_default' ? formatForMediaType(mediaType) : choice;
 	const disposition = parseContentDisposition(response.headers['content-disposition']);
-	// A blank or separator-only name from the header falls back to "<job_id>.<ext>".
-	const sentName = safeFileName(disposition.filename ?? '').replace(/^[\s._]+$/, '');
 	return {
 		format,
-		fileName: sentName || artifactFileName(jobId, format ?? 'txt'),
+		// A name with nothing usable left falls back to "<job_id>.<ext>".
+		fileName:
+			cleanFileName(disposition.filename ?? '') ||
+			cleanFileName(artifactFileName(jobId, format ?? 'txt')),
 		mimeType: mediaType || (format ? ARTIFACT_MEDIA_TYPES[format] : 'application/octet-stream'),
 		bytes: response.rawBody,
 	};
@@ -78,7 +80,7 @@ async function explainNotReady(
 	jobId: string,
 	itemIndex: number | undefined,
 ): Promise<unknown> {
-	const fields = apiErrorFieldsOf(error);
+	const fields = apiFieldsOf(error);
 	if (fields?.code !== 'artifact_not_ready') return error;
 	let status: string;
 	try {
@@ -89,17 +91,15 @@ async function explainNotReady(
 	const outlook = isTerminalStatus(status)
 		? 'it will not produce a transcript.'
 		: 'download the transcript once it is "completed" (poll Transcription → Get, or let the Transcription Service Trigger tell you).';
-	const explained = buildNodeApiError(
-		context,
+	const explained = apiError(
+		context.getNode(),
 		{
 			...fields,
 			message: `The transcript of job ${jobId} is not ready: the job is "${status}"; ${outlook}`,
 		},
 		itemIndex,
 	);
-	explained.context.job_id = jobId;
-	explained.context.status = status;
-	return explained;
+	return addItemContext(explained, { job_id: jobId, status });
 }
 
 export function isTextFormat(format: ArtifactFormat | undefined): format is 'txt' | 'srt' {
@@ -108,7 +108,7 @@ export function isTextFormat(format: ArtifactFormat | undefined): format is 'txt
 
 export async function artifactBinary(
 	context: ArtifactContext,
-	artifact: DownloadedArtifact,
+	artifact: FetchedArtifact,
 ): Promise<IBinaryData> {
 	return await context.helpers.prepareBinaryData(
 		artifact.bytes,

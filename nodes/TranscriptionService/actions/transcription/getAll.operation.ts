@@ -7,8 +7,10 @@ import type {
 import { updateDisplayOptions } from 'n8n-workflow';
 
 import type { PublicTranscriptionListResponse } from '../../../../src/api';
-import type { ApiResponse, TranscriptionServiceClient } from '../../transport';
-import { statusOptions } from './common';
+import { CursorWalk, type PageQuery } from '../../../../src/client';
+import { operationError } from '../../../shared/errors';
+import type { ApiResponse, TranscriptionServiceClient } from '../../../shared/transport';
+import { statusOptions } from '../../../shared/vocabulary';
 
 /** The API's largest page (spec 4.5). */
 const MAX_PAGE_SIZE = 100;
@@ -62,34 +64,37 @@ export async function execute(
 ): Promise<INodeExecutionData[]> {
 	const returnAll = this.getNodeParameter('returnAll', itemIndex) as boolean;
 	const filters = this.getNodeParameter('filters', itemIndex, {}) as IDataObject;
-	const query: IDataObject = {
-		limit: returnAll ? MAX_PAGE_SIZE : this.getNodeParameter('limit', itemIndex),
+	const query: PageQuery = {
+		limit: returnAll ? MAX_PAGE_SIZE : (this.getNodeParameter('limit', itemIndex) as number),
 	};
 	if (typeof filters.status === 'string' && filters.status !== '') query.status = filters.status;
 
 	const jobs: IDataObject[] = [];
-	for (let page: IDataObject | undefined = query; page;) {
+	const walk = new CursorWalk();
+	for (let page: PageQuery | undefined = query; page;) {
 		const response: ApiResponse<PublicTranscriptionListResponse> = await client.request({
 			operation: 'listTranscriptions',
 			query: page,
 			itemIndex,
 		});
 		jobs.push(...(response.body.items as unknown as IDataObject[]));
-		page = returnAll ? nextPageQuery(response.body.links.next, page) : undefined;
+		if (!returnAll) break;
+		const next = walk.next(response.body.links.next, page);
+		if (next.kind === 'repeated_cursor' || next.kind === 'too_many_pages') {
+			throw operationError(this.getNode(), {
+				code: 'pagination_stopped',
+				message:
+					next.kind === 'repeated_cursor'
+						? `The service's next page repeats cursor ${next.cursor} after ${next.pages} pages (${jobs.length} jobs); stopped instead of looping`
+						: `Return All stopped after ${next.pages} pages (${jobs.length} jobs), the most this node fetches in one run`,
+				description:
+					next.kind === 'repeated_cursor'
+						? 'The list would never end. Narrow it with the Status filter, or turn Return All off and page with Limit.'
+						: 'Narrow the list with the Status filter, or turn Return All off and use Limit.',
+				itemIndex,
+			});
+		}
+		page = next.kind === 'next' ? next.query : undefined;
 	}
 	return jobs.map((job) => ({ json: job }));
-}
-
-/** links.next carries the next page's query (cursor, limit, status); a missing or page-less link ends the walk. */
-function nextPageQuery(
-	next: string | null | undefined,
-	current: IDataObject,
-): IDataObject | undefined {
-	if (!next) return undefined;
-	const parameters = new URL(next, 'http://link.invalid').searchParams;
-	const cursor = parameters.get('cursor');
-	if (cursor === null || String(current.cursor) === cursor) return undefined;
-	const query: IDataObject = { ...current };
-	for (const [name, value] of parameters) query[name] = value;
-	return query;
 }

@@ -1,0 +1,300 @@
+// The one door to the service: URLs from the credential, the retry policy and rate-limit pacer of src/client,
+// and answers turned into ApiResponse or a NodeApiError.
+import type { IDataObject, IN8nHttpFullResponse, JsonObject } from 'n8n-workflow';
+import { NodeApiError, NodeOperationError } from 'n8n-workflow';
+
+import {
+	buildPath,
+	isErrorEnvelope,
+	joinPrefix,
+	OPERATIONS,
+	resolveLink,
+	type OperationId,
+	type PublicTranscriptionResponse,
+	type RateLimitBucket,
+} from '../../../src/api';
+import {
+	decideRetry,
+	DEFAULT_RETRY_POLICY,
+	type AttemptOutcome,
+	type RateLimitPacer,
+	type RetryPolicy,
+} from '../../../src/client';
+import { apiError, type ApiErrorFields } from '../errors';
+import { pause } from '../pause';
+import { cancelSignalOf, type BinaryStream, type RequestContext } from './context';
+import {
+	lowerCaseHeaders,
+	networkErrorOf,
+	sendRequest,
+	toApiResponse,
+	type ApiResponse,
+} from './http';
+import { readServiceSettings, type ServiceSettings } from './settings';
+import { jobCacheFor, sharedPacer, type JobCache } from './state';
+
+export interface ApiRequest {
+	operation: OperationId;
+	pathParams?: Record<string, string>;
+	query?: IDataObject;
+	/** JSON body. */
+	body?: IDataObject;
+	/** Raw body, created anew for every attempt so a retried upload never reuses a consumed stream. */
+	rawBody?: () => Promise<Buffer | BinaryStream>;
+	contentLength?: number;
+	headers?: Record<string, string>;
+	idempotencyKey?: string;
+	/** Statuses other than 2xx that the caller handles itself (e.g. 304). */
+	acceptStatuses?: number[];
+	/** Per-attempt socket timeout in milliseconds. */
+	timeoutMs?: number;
+	itemIndex?: number;
+}
+
+interface Connection {
+	settings: ServiceSettings;
+	pacer: RateLimitPacer;
+	jobs: JobCache;
+}
+
+export class TranscriptionServiceClient {
+	private connection: Promise<Connection> | undefined;
+
+	constructor(
+		private readonly context: RequestContext,
+		private readonly policy: RetryPolicy = DEFAULT_RETRY_POLICY,
+	) {}
+
+	cancelSignal(): AbortSignal | undefined {
+		return cancelSignalOf(this.context);
+	}
+
+	private async connect(): Promise<Connection> {
+		this.connection ??= (async () => {
+			const settings = await readServiceSettings(this.context);
+			return {
+				settings,
+				pacer: sharedPacer(settings.accountKey),
+				jobs: jobCacheFor(this.cancelSignal(), settings.accountKey),
+			};
+		})();
+		return await this.connection;
+	}
+
+	async serviceSettings(): Promise<ServiceSettings> {
+		return (await this.connect()).settings;
+	}
+
+	/** Absolute URL of an API link (relative path from a response, or an absolute URL from a webhook body). */
+	async resolve(link: string): Promise<string> {
+		return resolveLink((await this.connect()).settings.baseUrl, link);
+	}
+
+	/**
+	 * GET /transcriptions/{job_id} with If-None-Match when this execution has seen the job before: a 304 answers with
+	 * the snapshot remembered from the last 200.
+	 */
+	async getTranscription(jobId: string, itemIndex?: number): Promise<PublicTranscriptionResponse> {
+		const { jobs } = await this.connect();
+		const cached = jobs.get(jobId);
+		const response = await this.request<PublicTranscriptionResponse>({
+			operation: 'getTranscription',
+			pathParams: { job_id: jobId },
+			headers: cached ? { 'If-None-Match': cached.etag } : undefined,
+			acceptStatuses: cached ? [304] : undefined,
+			itemIndex,
+		});
+		if (response.status === 304 && cached) return cached.job;
+		const etag = response.headers.etag;
+		if (etag) jobs.set(jobId, { etag, job: response.body });
+		return response.body;
+	}
+
+	async request<T = unknown>(request: ApiRequest): Promise<ApiResponse<T>> {
+		const { settings, pacer } = await this.connect();
+		const definition = OPERATIONS[request.operation];
+		const url = `${settings.baseUrl}${joinPrefix(settings.pathPrefix, buildPath(request.operation, request.pathParams))}`;
+		const signal = this.cancelSignal();
+		let unansweredAttempts = 0;
+
+		for (let attempt = 1; ; attempt++) {
+			await this.waitForPacer(pacer, definition.bucket, signal, request.itemIndex);
+			const raw = await this.openRawBody(pacer, request, definition.bucket);
+			let outcome: AttemptOutcome;
+			let response: IN8nHttpFullResponse | undefined;
+			try {
+				response = await sendRequest(this.context, {
+					url,
+					method: definition.method,
+					query: request.query,
+					headers: {
+						...request.headers,
+						...(request.idempotencyKey === undefined
+							? {}
+							: { 'Idempotency-Key': request.idempotencyKey }),
+					},
+					json: request.body,
+					raw,
+					contentLength: request.contentLength,
+					timeoutMs: request.timeoutMs ?? 60_000,
+					signal,
+				});
+				const headers = lowerCaseHeaders(response.headers);
+				pacer.observe(definition.bucket, headers, Date.now());
+				outcome = { kind: 'response', status: response.statusCode, headers };
+			} catch (error) {
+				pacer.observe(definition.bucket, undefined, Date.now());
+				if (signal?.aborted) throw new NodeApiError(this.context.getNode(), error as JsonObject);
+				outcome = { kind: 'network_error', error: networkErrorOf(error) };
+			}
+
+			const ok =
+				response !== undefined &&
+				((response.statusCode >= 200 && response.statusCode < 300) ||
+					(request.acceptStatuses ?? []).includes(response.statusCode));
+			if (ok && response) return toApiResponse<T>(response, attempt, unansweredAttempts);
+
+			const decision = decideRetry(
+				outcome,
+				attempt,
+				this.policy,
+				Date.now(),
+				Math.random,
+				definition.retry,
+			);
+			if (decision.retry) {
+				if (!response) unansweredAttempts++;
+				await pause(decision.delayMs, signal);
+				continue;
+			}
+			if (response) {
+				throw apiErrorFromResponse(
+					this.context,
+					toApiResponse(response, attempt, unansweredAttempts),
+					request.itemIndex,
+					decision.reason,
+				);
+			}
+			throw unreachableError(
+				this.context,
+				url,
+				outcome,
+				attempt,
+				decision.reason,
+				request.itemIndex,
+			);
+		}
+	}
+
+	private async waitForPacer(
+		pacer: RateLimitPacer,
+		bucket: RateLimitBucket,
+		signal: AbortSignal | undefined,
+		itemIndex?: number,
+	) {
+		for (;;) {
+			const delay = pacer.reserve(bucket, Date.now());
+			if (delay <= 0) return;
+			if (delay > this.policy.maxRateLimitWaitMs) {
+				// The same limit a 429 is held to: a window that reopens much later is reported, not waited out.
+				throw apiError(
+					this.context.getNode(),
+					{
+						code: 'rate_limit_exceeded',
+						message: `The service's ${bucket} rate limit is used up for the next ${Math.ceil(delay / 1000)} s, longer than the ${Math.round(
+							this.policy.maxRateLimitWaitMs / 1000,
+						)} s this node waits`,
+						request_id: null,
+						resolution_url: null,
+						http_status: null,
+					},
+					itemIndex,
+				);
+			}
+			await pause(delay, signal);
+		}
+	}
+
+	/** Opens the raw body for one attempt. A failure here is local (e.g. the input binary is gone), not the network's. */
+	private async openRawBody(
+		pacer: RateLimitPacer,
+		request: ApiRequest,
+		bucket: RateLimitBucket,
+	): Promise<Buffer | BinaryStream | undefined> {
+		if (request.body !== undefined || !request.rawBody) return undefined;
+		try {
+			return await request.rawBody();
+		} catch (error) {
+			pacer.release(bucket);
+			throw inputReadError(this.context, error, request.itemIndex);
+		}
+	}
+}
+
+function inputReadError(context: RequestContext, error: unknown, itemIndex: number | undefined) {
+	if (error instanceof NodeOperationError || error instanceof NodeApiError) return error;
+	return new NodeOperationError(context.getNode(), error as Error, {
+		message: `Could not read the input binary to upload: ${(error as Error).message}`,
+		itemIndex,
+	});
+}
+
+/** The API error an answer carries, when it is an error envelope. */
+export function apiErrorOf(response: ApiResponse): ApiErrorFields | undefined {
+	if (!isErrorEnvelope(response.body)) return undefined;
+	const { code, message, request_id, details } = response.body.error;
+	const resolution = details?.resolution_url;
+	return {
+		code,
+		message,
+		request_id: request_id ?? null,
+		resolution_url: typeof resolution === 'string' ? resolution : null,
+		http_status: response.status,
+	};
+}
+
+/** The NodeApiError for an answer that is not a success (or that the caller accepted but cannot use after all). */
+export function apiErrorFromResponse(
+	context: Pick<RequestContext, 'getNode'>,
+	response: ApiResponse,
+	itemIndex?: number,
+	retryNote = '',
+): NodeApiError {
+	const fields: ApiErrorFields = apiErrorOf(response) ?? {
+		code: `http_${response.status}`,
+		message: `The service answered HTTP ${response.status} without an error envelope`,
+		request_id: response.headers['x-request-id'] ?? null,
+		resolution_url: null,
+		http_status: response.status,
+	};
+	let note = '';
+	if (retryNote && response.attempts > 1) note = ` (${response.attempts} attempts; ${retryNote})`;
+	else if (/^not repeated/.test(retryNote)) note = ` (${retryNote})`;
+	return apiError(context.getNode(), fields, itemIndex, note);
+}
+
+function unreachableError(
+	context: RequestContext,
+	url: string,
+	outcome: AttemptOutcome,
+	attempts: number,
+	reason: string,
+	itemIndex: number | undefined,
+): NodeApiError {
+	const detail =
+		outcome.kind === 'network_error' ? (outcome.error as { message: string }).message : '';
+	const given = attempts === 1 && /not repeated/.test(reason) ? `; ${reason}` : '';
+	return apiError(
+		context.getNode(),
+		{
+			code: 'network_error',
+			message: `Could not reach the Transcription Service at ${new URL(url).origin} after ${attempts} attempt${
+				attempts === 1 ? '' : 's'
+			}${detail ? ` (${detail})` : ''}${given}`,
+			request_id: null,
+			resolution_url: null,
+			http_status: null,
+		},
+		itemIndex,
+	);
+}

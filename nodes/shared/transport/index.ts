@@ -1,0 +1,9 @@
+export {
+	apiErrorFromResponse,
+	apiErrorOf,
+	TranscriptionServiceClient,
+	type ApiRequest,
+} from './client';
+export { cancelSignalOf, type BinaryStream, type RequestContext } from './context';
+export type { ApiResponse } from './http';
+export type { ServiceSettings } from './settings';

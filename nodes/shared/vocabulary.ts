@@ -1,0 +1,87 @@
+// The words of the editor, each said once and built from the API's own constants (src/), so a value the API adds
+// cannot be missing from one list and present in another.
+import type { INodePropertyOptions } from 'n8n-workflow';
+
+import {
+	MODEL_TIERS,
+	OUTPUT_FORMATS,
+	TRANSCRIPTION_STATUSES,
+	WEBHOOK_EVENT_TYPES,
+	WEBHOOK_TEST_EVENT,
+	type ModelTier,
+	type OutputFormat,
+	type TranscriptionStatus,
+	type WebhookEventType,
+} from '../../src/api';
+import { ARTIFACT_FORMATS, type ArtifactFormat } from '../../src/artifacts';
+
+type Label = { name: string; description?: string };
+
+const ARTIFACT_FORMAT_LABELS: Record<ArtifactFormat, Label> = {
+	docx: { name: 'DOCX (Word)' },
+	pdf: { name: 'PDF' },
+	srt: { name: 'SRT (Subtitles)' },
+	txt: { name: 'TXT (Plain Text)' },
+};
+
+const MODEL_TIER_LABELS: Record<ModelTier, Label> = {
+	fast_low_cost: { name: 'Fast Low Cost', description: 'Quicker and cheaper' },
+	premium_quality: {
+		name: 'Premium Quality',
+		description: 'Best accuracy; needs a Basic plan or higher and costs twice the output format',
+	},
+	standard: { name: 'Standard' },
+};
+
+const OUTPUT_FORMAT_LABELS: Record<OutputFormat, Label> = {
+	plain_text: { name: 'TXT (Plain Text)' },
+	srt: { name: 'SRT (Subtitles)' },
+};
+
+const STATUS_LABELS: Record<TranscriptionStatus, Label> = {
+	cancelled: { name: 'Cancelled' },
+	completed: { name: 'Completed' },
+	failed: { name: 'Failed' },
+	pending: { name: 'Pending' },
+	processing: { name: 'Processing' },
+	queued: { name: 'Queued' },
+};
+
+const EVENT_LABELS: Record<WebhookEventType | typeof WEBHOOK_TEST_EVENT, Label> = {
+	'transcription.completed': {
+		name: 'Transcription Completed',
+		description: 'A job finished; its transcript can be downloaded',
+	},
+	'transcription.failed': {
+		name: 'Transcription Failed',
+		description: 'A job ended without a transcript',
+	},
+	'webhook.test': {
+		name: 'Webhook Test',
+		description: 'A synthetic event sent by the Send Test Event operation (test_mode is true)',
+	},
+};
+
+/** n8n's lint and editor want option lists sorted by name. */
+function options<V extends string>(
+	values: readonly V[],
+	labels: Record<V, Label>,
+): INodePropertyOptions[] {
+	return values
+		.map((value) => ({ ...labels[value], value }))
+		.sort((left, right) => left.name.localeCompare(right.name));
+}
+
+export const artifactFormatOptions = options(ARTIFACT_FORMATS, ARTIFACT_FORMAT_LABELS);
+export const modelTierOptions = options(MODEL_TIERS, MODEL_TIER_LABELS);
+export const outputFormatOptions = options(OUTPUT_FORMATS, OUTPUT_FORMAT_LABELS);
+export const statusOptions = options(TRANSCRIPTION_STATUSES, STATUS_LABELS);
+export const webhookEventOptions = options(WEBHOOK_EVENT_TYPES, EVENT_LABELS);
+export const triggerEventOptions = options(
+	[...WEBHOOK_EVENT_TYPES, WEBHOOK_TEST_EVENT] as const,
+	EVENT_LABELS,
+);
+
+export function artifactFormatLabel(format: ArtifactFormat): string {
+	return ARTIFACT_FORMAT_LABELS[format].name;
+}
