@@ -65,7 +65,10 @@ afterAll(async () => {
 	await cleanupBinaryData();
 });
 
-it.each(HOSTILE_NAMES)('Download Artifact stores %j under a clean name', async (sent, safe) => {
+/** [short label for the test title, name sent, name expected]. */
+const CASES = HOSTILE_NAMES.map(([sent, safe]) => [JSON.stringify(sent).slice(0, 40), sent, safe]);
+
+it.each(CASES)('Download Artifact stores %s under a clean name', async (_label, sent, safe) => {
 	hostileName = sent;
 	const result = await runWorkflow({
 		nodes: [
@@ -84,9 +87,9 @@ it.each(HOSTILE_NAMES)('Download Artifact stores %j under a clean name', async (
 	expect(item.binary?.data.fileName).toBe(safe);
 });
 
-it.each(HOSTILE_NAMES)(
-	"the trigger's artifact download stores %j under a clean name",
-	async (sent, safe) => {
+it.each(CASES)(
+	"the trigger's artifact download stores %s under a clean name",
+	async (_label, sent, safe) => {
 		hostileName = sent;
 		const trigger = await TriggerUnderTest.start({
 			parameters: { downloadArtifact: true, artifactFormat: 'srt' },
