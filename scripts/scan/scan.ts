@@ -38,10 +38,7 @@ interface Scanner {
 	findPackageRoot(sourceDir: string, packageName: string): string | null;
 }
 
-type GlobSync = (
-	patterns: string[],
-	options: { cwd: string; ignore: string[]; dot?: boolean },
-) => string[];
+type GlobSync = (patterns: string[], options: { cwd: string; ignore: string[] }) => string[];
 
 /** What `analyzePackageByName` passes for the tarball leg (its `.ts` rules only false-positive on `.d.ts`). */
 const TARBALL_FILE_PATTERNS = ['**/*.js', 'package.json'];
@@ -117,6 +114,7 @@ function snapshotCheckout(project: string, dest: string): number {
 
 /** `npm pack` of the project into `dest`; returns the tarball's path. */
 function packProject(project: string, dest: string): string {
+	mkdirSync(dest, { recursive: true });
 	const out = execFileSync('npm', ['pack', '--json', '--pack-destination', dest], {
 		cwd: project,
 		encoding: 'utf8',
@@ -136,25 +134,27 @@ function unpack(tarball: string, dest: string): void {
 	execFileSync('tar', ['-xzf', tarball, '-C', dest, '--strip-components=1']);
 }
 
+/**
+ * Lints one leg and prints its files and verdict. `shownAs` stands for the temporary folder in the scanner's
+ * report: '' for the checkout (paths relative to the project), `package/` for the tarball (paths inside it).
+ */
 async function lintLeg(
 	scanner: Scanner,
 	glob: GlobSync,
-	leg: string,
-	dir: string,
-	patterns: string[],
+	leg: { name: string; dir: string; patterns: string[]; shownAs: string },
 ): Promise<{ files: number; passed: boolean }> {
+	const { name, dir, patterns, shownAs } = leg;
 	const files = glob(patterns, { cwd: dir, ignore: ANALYZE_IGNORE }).sort();
-	write(`${leg} leg: ${files.length} files (${patterns.join(' + ')})`);
+	write(`${name} leg: ${files.length} files (${patterns.join(' + ')})`);
 	for (const file of files) write(`  ${file}`);
 	const started = performance.now();
 	const result = await scanner.analyzePackage(dir, patterns);
 	if (result.passed) {
-		write(`${leg} leg: 0 violations in ${files.length} files (${seconds(started)})`);
+		write(`${name} leg: 0 violations in ${files.length} files (${seconds(started)})`);
 	} else {
-		write(
-			`${leg} leg: FAILED — ${result.message ?? 'the scanner did not pass it'} (${seconds(started)})`,
-		);
-		if (result.details) write(result.details.trimEnd());
+		const why = result.message ?? 'the scanner did not pass it';
+		write(`${name} leg: FAILED — ${why} (${seconds(started)})`);
+		if (result.details) write(result.details.split(`${dir}${path.sep}`).join(shownAs).trimEnd());
 	}
 	return { files: files.length, passed: result.passed };
 }
@@ -181,6 +181,9 @@ async function main(): Promise<number> {
 	const work = mkdtempSync(path.join(tmpdir(), 'tss-scan-'));
 	// The scanner makes a temp folder when it is loaded and leaves it behind: keep it inside ours.
 	process.env.TMPDIR = work;
+	// eslint-plugin-n8n-nodes-base reads NODE_ENV=test (set by jest, for one) as its own test mode and then
+	// takes every file for Test.node.ts, which no real scan does.
+	delete process.env.NODE_ENV;
 	try {
 		const scanner = (await import(
 			pathToFileURL(path.join(scannerPackage, 'scanner/scanner.mjs')).href
@@ -190,9 +193,7 @@ async function main(): Promise<number> {
 		const sourceDir = path.join(work, 'source');
 		const copied = snapshotCheckout(project, sourceDir);
 
-		const packDir = path.join(work, 'pack');
-		mkdirSync(packDir);
-		const tarball = givenTarball ?? packProject(project, packDir);
+		const tarball = givenTarball ?? packProject(project, path.join(work, 'pack'));
 		const packageDir = path.join(work, 'package');
 		unpack(tarball, packageDir);
 		const manifest = JSON.parse(readFileSync(path.join(packageDir, 'package.json'), 'utf8')) as {
@@ -211,14 +212,18 @@ async function main(): Promise<number> {
 			return 1;
 		}
 
-		const source = await lintLeg(
-			scanner,
-			glob,
-			'source',
-			packageRoot,
-			scanner.SOURCE_FILE_PATTERNS,
-		);
-		const packed = await lintLeg(scanner, glob, 'tarball', packageDir, TARBALL_FILE_PATTERNS);
+		const source = await lintLeg(scanner, glob, {
+			name: 'source',
+			dir: packageRoot,
+			patterns: scanner.SOURCE_FILE_PATTERNS,
+			shownAs: '',
+		});
+		const packed = await lintLeg(scanner, glob, {
+			name: 'tarball',
+			dir: packageDir,
+			patterns: TARBALL_FILE_PATTERNS,
+			shownAs: 'package/',
+		});
 		const passed = source.passed && packed.passed;
 		write(
 			`scan ${passed ? 'passed' : 'FAILED'}: source ${source.files} files, tarball ${packed.files} files` +
