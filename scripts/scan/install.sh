@@ -1,0 +1,42 @@
+#!/usr/bin/env bash
+# Installs n8n's community-package scanner beside the project, never into it, and prints the folder that
+# holds its node_modules.
+#
+#   scripts/scan/install.sh
+#
+# scripts/scan/{package.json,package-lock.json,.npmrc} say what to install: @n8n/scan-community-package
+# with the typescript and n8n-workflow peers it needs (see .npmrc for why peers are ours to pin). The
+# install (~240 packages, ~120 MB, ~20 s) lives in a cache outside the clone, keyed by those three files,
+# so the project's own lockfile and dev tree stay as they are; another clone, or CI on the same machine,
+# reuses it. Progress goes to stderr, the folder alone to stdout.
+set -euo pipefail
+
+scan_dir="$(cd "$(dirname "$0")" && pwd)"
+cache_root="${TSS_SCAN_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/tss-scan}"
+manifest=("$scan_dir/package.json" "$scan_dir/package-lock.json" "$scan_dir/.npmrc")
+
+log() { printf '[scan:install] %s\n' "$*" >&2; }
+
+key="$(cat "${manifest[@]}" | sha256sum | cut -c1-16)"
+target="$cache_root/scanner-$key"
+
+mkdir -p "$cache_root"
+# One installer at a time per cache: parallel runs on one machine wait instead of clobbering.
+exec 9>"$cache_root/.lock"
+flock 9
+
+if [[ ! -f "$target/node_modules/.tss-scan-installed" ]]; then
+	staging="$cache_root/.staging-$key-$$"
+	rm -rf "$staging"
+	mkdir -p "$staging"
+	cp "${manifest[@]}" "$staging/"
+	log "npm ci in $staging"
+	started=$SECONDS
+	(cd "$staging" && npm ci --no-audit --no-fund --loglevel=error >&2)
+	log "installed in $((SECONDS - started)) s"
+	printf '%s\n' "$key" >"$staging/node_modules/.tss-scan-installed"
+	rm -rf "$target"
+	mv "$staging" "$target"
+fi
+
+printf '%s\n' "$target"
