@@ -32,17 +32,6 @@ function operationEntry(nodeData: TranscriptionServiceType): OperationEntry | un
 	}
 }
 
-/** The canvas subtitle: each operation's label, by "resource.operation". */
-export function subtitleExpression(): string {
-	const labels: Record<string, string> = {};
-	for (const [resource, operations] of Object.entries(resources)) {
-		for (const [operation, entry] of Object.entries(operations as Record<string, OperationEntry>)) {
-			labels[`${resource}.${operation}`] = entry.subtitle;
-		}
-	}
-	return `={{ ${JSON.stringify(labels)}[$parameter["resource"] + "." + $parameter["operation"]] }}`;
-}
-
 export async function router(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
 	const items = this.getInputData();
 	const nodeData = {

@@ -21,12 +21,10 @@ export interface OperationModule {
 	concurrency?(this: IExecuteFunctions): number;
 }
 
-/** One operation as the editor offers it: the option in the Operation list, the canvas subtitle, and its module. */
+/** One operation as the editor offers it: the option in the Operation list, and its module. */
 export interface OperationEntry {
 	module: OperationModule;
 	option: Omit<INodePropertyOptions, 'value'> & { action: string };
-	/** Shown under the node on the canvas. */
-	subtitle: string;
 }
 
 export type ResourceOperations<R extends ResourceName> = Record<OperationName<R>, OperationEntry>;

@@ -10,7 +10,6 @@ export const operations: ResourceOperations<'account'> = {
 			description: 'Get plan eligibility, wallet balance and API access of the account',
 			action: 'Get account',
 		},
-		subtitle: 'Get Account',
 	},
 };
 

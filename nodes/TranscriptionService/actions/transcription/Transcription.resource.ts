@@ -14,7 +14,6 @@ export const operations: ResourceOperations<'transcription'> = {
 			description: 'Start a transcription job for uploaded media',
 			action: 'Create a transcription job',
 		},
-		subtitle: 'Create Transcription',
 	},
 	downloadArtifact: {
 		module: downloadArtifact,
@@ -23,7 +22,6 @@ export const operations: ResourceOperations<'transcription'> = {
 			description: 'Download the transcript of a completed job as SRT, TXT, PDF or DOCX',
 			action: 'Download a transcript',
 		},
-		subtitle: 'Download Artifact',
 	},
 	get: {
 		module: get,
@@ -32,7 +30,6 @@ export const operations: ResourceOperations<'transcription'> = {
 			description: 'Get the status and details of a job',
 			action: 'Get a transcription job',
 		},
-		subtitle: 'Get Transcription',
 	},
 	getAll: {
 		module: getAll,
@@ -41,7 +38,6 @@ export const operations: ResourceOperations<'transcription'> = {
 			description: 'List the jobs created through the API',
 			action: 'Get many transcription jobs',
 		},
-		subtitle: 'Get Many Transcriptions',
 	},
 	transcribeAndDownload: {
 		module: transcribeAndDownload,
@@ -50,7 +46,6 @@ export const operations: ResourceOperations<'transcription'> = {
 			description: 'Upload a binary file, wait for its transcript and download it in one step',
 			action: 'Transcribe a file and download the transcript',
 		},
-		subtitle: 'Transcribe and Download',
 	},
 };
 

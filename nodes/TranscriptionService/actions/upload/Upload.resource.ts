@@ -11,7 +11,6 @@ export const operations: ResourceOperations<'upload'> = {
 			description: 'Reserve a single-use upload slot (valid for 30 minutes)',
 			action: 'Create an upload slot',
 		},
-		subtitle: 'Create Upload Slot',
 	},
 	sendMedia: {
 		module: sendMedia,
@@ -20,7 +19,6 @@ export const operations: ResourceOperations<'upload'> = {
 			description: 'Stream the media bytes of a binary field into an upload slot',
 			action: 'Send media to an upload slot',
 		},
-		subtitle: 'Send Media',
 	},
 };
 

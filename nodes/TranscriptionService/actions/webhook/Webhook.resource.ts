@@ -10,7 +10,6 @@ export const operations: ResourceOperations<'webhook'> = {
 			description: 'Send a signed synthetic event to a URL, without creating a job',
 			action: 'Send a test webhook event',
 		},
-		subtitle: 'Send Test Event',
 	},
 };
 
