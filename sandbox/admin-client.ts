@@ -2,6 +2,7 @@
 
 import { request } from 'undici';
 import type { PublicTranscriptionResponse } from '../src/api';
+import { ADMIN_PREFIX } from './admin-paths';
 import type { CreateKeyRequest } from './admin-routes';
 import type { FaultConfig } from './faults';
 import type { RateLimitConfig } from './rate-limit';
@@ -149,9 +150,10 @@ export class SandboxAdmin {
 		path: string,
 		body?: unknown,
 	): Promise<T> {
-		const response = await request(`${this.baseUrl}/_sandbox${path}`, {
+		const response = await request(`${this.baseUrl}${ADMIN_PREFIX}${path}`, {
 			method,
-			headers: body === undefined ? {} : { 'content-type': 'application/json' },
+			// Every write is JSON, also without a body: the admin API refuses anything else (issue 14).
+			headers: method === 'GET' ? {} : { 'content-type': 'application/json' },
 			body: body === undefined ? undefined : JSON.stringify(body),
 		});
 		const parsed: unknown = await response.body.json();

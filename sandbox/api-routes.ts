@@ -81,6 +81,7 @@ export function registerApiRoutes(app: FastifyInstance, context: SandboxContext)
 	route('createUpload', async ({ request, auth, body }) =>
 		idempotent(context, request, auth, 'createUpload', body, async () => {
 			const input = body as unknown as PublicUploadCreateRequest;
+			await context.uploadRetention.admit();
 			const now = clock.now();
 			const upload: UploadRecord = {
 				upload_id: randomId('upl'),
@@ -99,7 +100,7 @@ export function registerApiRoutes(app: FastifyInstance, context: SandboxContext)
 				job_id: null,
 			};
 			upload.file_path = path.join(context.dataDir, upload.upload_id);
-			store.uploads.set(upload.upload_id, upload);
+			context.uploadRetention.add(upload);
 			const response: PublicUploadCreateResponse = {
 				upload_id: upload.upload_id,
 				upload_url: joinPrefix(
@@ -291,6 +292,8 @@ async function gate(
 ): Promise<void> {
 	const auth = authenticate(context.store, request.headers.authorization);
 	requireScope(auth, operationId);
+	// Cheap when nothing is due: both ends of the sweep stop at the first slot still young enough.
+	await context.uploadRetention.sweep();
 	const bucket = OPERATIONS[operationId].bucket;
 	const limit = context.rateLimiter.consume(auth.account.account_id, bucket, auth.account.tier);
 	reply.headers(rateLimitHeaders(limit));

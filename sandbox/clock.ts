@@ -18,6 +18,11 @@ export class SandboxClock {
 		return Math.floor(this.now() / 1000);
 	}
 
+	/** Whole seconds from now until `ms`, at least 1: a Retry-After value. */
+	secondsUntil(ms: number): number {
+		return Math.max(1, Math.ceil((ms - this.now()) / 1000));
+	}
+
 	toIso(ms: number = this.now()): string {
 		return new Date(ms).toISOString();
 	}

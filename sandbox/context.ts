@@ -5,6 +5,7 @@ import type { FaultInjector } from './faults';
 import type { IdempotencyCache } from './idempotency';
 import type { JobRunner, Links } from './jobs';
 import type { RateLimiter } from './rate-limit';
+import type { UploadRetention } from './retention';
 import type { Store } from './store';
 import type { RequestValidator } from './validation';
 import type { WebhookDispatcher } from './webhooks';
@@ -12,10 +13,13 @@ import type { WebhookDispatcher } from './webhooks';
 export interface SandboxContext {
 	/** Known once the server listens; errors and webhook links need it. */
 	baseUrl: string;
+	/** The host the server was asked to listen on (a name the admin API accepts in Host). */
+	host: string;
 	pathPrefix: string;
 	dataDir: string;
 	clock: SandboxClock;
 	store: Store;
+	uploadRetention: UploadRetention;
 	rateLimiter: RateLimiter;
 	idempotency: IdempotencyCache;
 	faults: FaultInjector;

@@ -35,7 +35,8 @@ ${keyLines.join('\n')}
 Try it:
   curl -H "Authorization: Bearer ${keys.platinum_live.key}" ${baseUrl}/api/v1/account
 
-Admin API (loopback only, no auth):
+Admin API (loopback only, no auth; Host must be a loopback name, no foreign Origin,
+writes need "Content-Type: application/json" even without a body):
   POST   /_sandbox/keys                   {mode, scope, tier, api_access, account_id?, orphan?} → new key
   POST   /_sandbox/keys/{key}/revoke
   POST   /_sandbox/accounts/{account_id}  {tier?, api_access?, wallet_balance?, signing_secret?}

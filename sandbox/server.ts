@@ -27,6 +27,8 @@ import type { Links } from './jobs';
 import { mulberry32, randomId, randomSeed } from './random';
 import type { RateLimitConfig } from './rate-limit';
 import { RateLimiter } from './rate-limit';
+import type { RecordLimits } from './retention';
+import { DEFAULT_RECORD_LIMITS, UploadRetention } from './retention';
 import type { SeededKeys } from './seed';
 import { SEEDED_KEYS } from './seed';
 import { Store } from './store';
@@ -34,6 +36,7 @@ import { RequestValidator } from './validation';
 import { WebhookDispatcher } from './webhooks';
 
 export type { RateLimitConfig } from './rate-limit';
+export type { RecordLimits } from './retention';
 
 export interface SandboxOptions {
 	/** Default 127.0.0.1. */
@@ -53,6 +56,8 @@ export interface SandboxOptions {
 	/** Default '/api/v1'. */
 	pathPrefix?: string;
 	rateLimits?: RateLimitConfig;
+	/** Caps on the records held within their retention (defaults in DEFAULT_RECORD_LIMITS). */
+	recordLimits?: Partial<RecordLimits>;
 	/** No request log on stderr. */
 	quiet?: boolean;
 }
@@ -76,6 +81,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Runnin
 	await mkdir(dataDir, { recursive: true });
 
 	const seed = options.seed ?? randomSeed();
+	const recordLimits = { ...DEFAULT_RECORD_LIMITS, ...options.recordLimits };
 	const clock = new SandboxClock();
 	const store = new Store(SEEDED_KEYS);
 	const webhooks = new WebhookDispatcher({
@@ -93,12 +99,14 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Runnin
 	const faults = new FaultInjector(seed);
 	const context: SandboxContext = {
 		baseUrl: '',
+		host,
 		pathPrefix,
 		dataDir,
 		clock,
 		store,
+		uploadRetention: new UploadRetention(store, clock, recordLimits.uploads),
 		rateLimiter: new RateLimiter(clock, options.rateLimits),
-		idempotency: new IdempotencyCache(clock),
+		idempotency: new IdempotencyCache(clock, recordLimits.idempotencyKeys),
 		faults,
 		jobs: new JobRunner(store, clock, options.jobSeconds ?? 3, webhooks, links),
 		links,
@@ -110,12 +118,22 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Runnin
 		},
 	};
 
+	// Expired slots' bytes go as soon as a clock jump passes their expiry.
+	const stopSweepingOnAdvance = clock.onAdvance(() => void context.uploadRetention.sweep());
+
 	const app = buildApp(context, options.quiet ?? false);
 	await app.listen({ host, port: options.port ?? DEFAULT_PORT });
 	const address = app.server.address();
 	const port =
 		typeof address === 'object' && address !== null ? address.port : (options.port ?? DEFAULT_PORT);
 	context.baseUrl = `http://${isIPv6(host) ? `[${host}]` : host}:${port}`;
+	webhooks.setOwnEndpoint({
+		port,
+		// Every socket Fastify bound ("localhost" may be two); a string would be a pipe, never used here.
+		addresses: app
+			.addresses()
+			.flatMap((bound) => (typeof bound === 'string' ? [] : [bound.address])),
+	});
 
 	let closing: Promise<void> | undefined;
 	return {
@@ -125,6 +143,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Runnin
 		clock,
 		close() {
 			closing ??= (async () => {
+				stopSweepingOnAdvance();
 				await app.close();
 				await context.jobs.close();
 				await webhooks.close();

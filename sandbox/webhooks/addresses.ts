@@ -83,3 +83,20 @@ export function isLoopbackAddress(rawAddress: string): boolean {
 	if (ipv4MappedIPv6.check(address, 'ipv6')) return isLoopbackAddress(embeddedIPv4(address));
 	return loopbackIPv6.check(address, 'ipv6');
 }
+
+/**
+ * One spelling per address, so two spellings of the same socket compare equal: no zone, IPv4-mapped IPv6 as its IPv4
+ * address, IPv6 in the WHATWG URL serialisation (lower case, zeros compressed). Null for anything but an IP address.
+ */
+export function canonicalAddress(rawAddress: string): string | null {
+	const address = withoutZone(rawAddress);
+	if (isIPv4(address)) return address;
+	if (!isIPv6(address)) return null;
+	if (ipv4MappedIPv6.check(address, 'ipv6')) return embeddedIPv4(address);
+	return new URL(`http://[${address}]/`).hostname.slice(1, -1);
+}
+
+/** 0.0.0.0 and ::: a listener there takes every local address; a connection there reaches this host. */
+export function isUnspecifiedAddress(canonical: string): boolean {
+	return canonical === '0.0.0.0' || canonical === '::';
+}

@@ -16,6 +16,7 @@ import {
 	checkTarget,
 	resolveWithSystemDns,
 	type HostResolver,
+	type OwnEndpoint,
 	type TargetCheck,
 	type TargetErrorCode,
 } from './targets';
@@ -26,9 +27,18 @@ export { isForbiddenAddress, isLoopbackAddress } from './addresses';
 export {
 	REQUIRED_PORT,
 	type HostResolver,
+	type OwnEndpoint,
 	type ResolvedAddress,
 	type TargetErrorCode,
 } from './targets';
+
+/**
+ * What became of an attempt: `retry_scheduled` (network failure, 408, 425, 429 or 5xx with attempts left, spec 6
+ * rule 4), `attempts_exhausted` (the same after the fifth), `not_retried` (any other answer — a 4xx such as n8n's 409
+ * for an execution still running, or a 3xx — and every failed test delivery or duplicate-fault resend).
+ */
+export type DeliveryOutcome =
+	'delivered' | 'retry_scheduled' | 'attempts_exhausted' | 'not_retried';
 
 export interface WebhookDeliveryRecord {
 	kind: 'event' | 'test';
@@ -40,6 +50,9 @@ export interface WebhookDeliveryRecord {
 	body: string;
 	status_code: number | null;
 	error: string | null;
+	outcome: DeliveryOutcome;
+	/** Sandbox-clock ISO time the next attempt is due, when one is scheduled. */
+	next_attempt_at: string | null;
 	/** Sandbox-clock ISO time the attempt started (its X-Service-Timestamp, to the millisecond). */
 	at: string;
 }
@@ -61,6 +74,8 @@ export interface WebhookDispatcherOptions {
 	requestTimeoutMs?: number;
 	/** Replaces system DNS, for tests; RFC 6761 names and IP literals never reach it. */
 	resolveHost?: HostResolver;
+	/** How many attempts the delivery log keeps; the oldest go first (default MAX_DELIVERY_RECORDS). */
+	maxDeliveryRecords?: number;
 }
 
 export interface TestDeliveryRequest {
@@ -83,6 +98,8 @@ export const RETRY_JITTER = 0.2;
 /** How long the reorder fault holds an event that no later event overtakes (sandbox seconds, not scaled). */
 export const REORDER_HOLD_SECONDS = 5;
 export const DEFAULT_REQUEST_TIMEOUT_MS = 10_000;
+/** The delivery log keeps the newest attempts only (issue 14: nothing grows without bound). */
+export const MAX_DELIVERY_RECORDS = 10_000;
 
 /** setTimeout's ceiling (about 24.8 days); a later due time re-arms when this fires. */
 const MAX_TIMER_DELAY_MS = 2 ** 31 - 1;
@@ -108,8 +125,10 @@ export class WebhookDispatcher {
 	private readonly allowLocalWebhooks: boolean;
 	private readonly requestTimeoutMs: number;
 	private readonly resolveHost: HostResolver;
+	private readonly maxDeliveryRecords: number;
 	private random: () => number;
 	private faults: WebhookFaults | null = null;
+	private ownEndpoint: OwnEndpoint | null = null;
 
 	private queue: QueuedAttempt[] = [];
 	private nextSequence = 0;
@@ -126,6 +145,7 @@ export class WebhookDispatcher {
 		this.random = options.random;
 		this.requestTimeoutMs = options.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS;
 		this.resolveHost = options.resolveHost ?? resolveWithSystemDns;
+		this.maxDeliveryRecords = options.maxDeliveryRecords ?? MAX_DELIVERY_RECORDS;
 		this.stopListeningToClock = this.clock.onAdvance(() => this.runDue());
 	}
 
@@ -156,6 +176,11 @@ export class WebhookDispatcher {
 	 */
 	sendTest(args: TestDeliveryRequest): Promise<PublicWebhookTestResponse> {
 		return this.track(this.deliverTest(args));
+	}
+
+	/** The sandbox's own listener, known once it listens: never a webhook target (issue 14). */
+	setOwnEndpoint(endpoint: OwnEndpoint): void {
+		this.ownEndpoint = endpoint;
 	}
 
 	setFaults(faults: WebhookFaults | null): void {
@@ -193,6 +218,7 @@ export class WebhookDispatcher {
 		return checkTarget(url, {
 			allowLocalWebhooks: this.allowLocalWebhooks,
 			resolveHost: this.resolveHost,
+			ownEndpoint: this.ownEndpoint,
 		});
 	}
 
@@ -240,7 +266,7 @@ export class WebhookDispatcher {
 		const signed = buildSignedDelivery({ secret, timestamp: this.clock.nowSeconds(), event });
 		const headers = withContentHeaders(signed.headers, signed.body);
 		const outcome = await this.send(url, headers, signed.body);
-		this.records.push({
+		const record: WebhookDeliveryRecord = {
 			kind: 'event',
 			event_id: event.event_id,
 			event: event.event,
@@ -250,8 +276,11 @@ export class WebhookDispatcher {
 			body: signed.body,
 			status_code: outcome.status_code,
 			error: outcome.error,
+			outcome: outcome.delivered ? 'delivered' : 'not_retried',
+			next_attempt_at: null,
 			at,
-		});
+		};
+		this.log(record);
 		if (this.shutdown.signal.aborted) return;
 
 		const now = this.clock.now();
@@ -261,11 +290,22 @@ export class WebhookDispatcher {
 			if (!queued.duplicate && this.chance(this.faults?.duplicateProbability)) {
 				this.schedule({ ...queued, attempt: 1, dueAt: now, duplicate: true, held: false });
 			}
-		} else if (outcome.retryable && !queued.duplicate && queued.attempt < MAX_ATTEMPTS) {
-			const dueAt = now + this.retryDelayMs(queued.attempt);
-			this.schedule({ ...queued, attempt: queued.attempt + 1, dueAt, held: false });
+		} else if (outcome.retryable && !queued.duplicate) {
+			if (queued.attempt < MAX_ATTEMPTS) {
+				const dueAt = now + this.retryDelayMs(queued.attempt);
+				this.schedule({ ...queued, attempt: queued.attempt + 1, dueAt, held: false });
+				record.outcome = 'retry_scheduled';
+				record.next_attempt_at = this.clock.toIso(dueAt);
+			} else {
+				record.outcome = 'attempts_exhausted';
+			}
 		}
 		this.runDue();
+	}
+
+	private log(record: WebhookDeliveryRecord): void {
+		this.records.push(record);
+		if (this.records.length > this.maxDeliveryRecords) this.records.shift();
 	}
 
 	/** The wait after attempt `attempt` fails, on the sandbox clock. */
@@ -308,7 +348,7 @@ export class WebhookDispatcher {
 		});
 		const headers = withContentHeaders(signed.headers, signed.body);
 		const outcome = await this.send(args.url, headers, signed.body);
-		this.records.push({
+		this.log({
 			kind: 'test',
 			event_id: event.event_id,
 			event: args.eventType,
@@ -318,6 +358,8 @@ export class WebhookDispatcher {
 			body: signed.body,
 			status_code: outcome.status_code,
 			error: outcome.error,
+			outcome: outcome.delivered ? 'delivered' : 'not_retried',
+			next_attempt_at: null,
 			at,
 		});
 		return {

@@ -2,6 +2,7 @@
 // assertions, the upload → job steps, and a loopback webhook receiver.
 
 import http from 'node:http';
+import net from 'node:net';
 import type { AddressInfo } from 'node:net';
 import type { Readable } from 'node:stream';
 import { request } from 'undici';
@@ -200,5 +201,108 @@ export async function startReceiver(): Promise<{
 		url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/hook`,
 		received,
 		close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+	};
+}
+
+/**
+ * A request with exactly the headers given (node:http adds only Content-Length for a body): for the Host, Origin and
+ * Content-Type a browser page would send, which undici's client would fill in or refuse.
+ */
+export async function rawRequest(
+	baseUrl: string,
+	options: { method: string; path: string; headers: Record<string, string>; body?: string },
+): Promise<ApiResponse> {
+	const target = new URL(baseUrl);
+	return new Promise((resolve, reject) => {
+		const outgoing = http.request(
+			{
+				host: target.hostname.replace(/^\[(.*)\]$/, '$1'),
+				port: target.port,
+				method: options.method,
+				path: options.path,
+				headers: options.headers,
+				setHost: false,
+				agent: false,
+			},
+			(incoming) => {
+				const chunks: Buffer[] = [];
+				incoming.on('data', (chunk: Buffer) => chunks.push(chunk));
+				incoming.on('end', () => {
+					const bytes = Buffer.concat(chunks);
+					const text = bytes.toString('utf8');
+					const headers = Object.fromEntries(
+						Object.entries(incoming.headers).map(([name, value]) => [
+							name,
+							Array.isArray(value) ? value.join(', ') : String(value),
+						]),
+					);
+					const json = (headers['content-type'] ?? '').startsWith('application/json')
+						? (JSON.parse(text) as unknown)
+						: undefined;
+					resolve({ status: incoming.statusCode ?? 0, headers, bytes, text, json });
+				});
+				incoming.on('error', reject);
+			},
+		);
+		outgoing.on('error', reject);
+		outgoing.end(options.body);
+	});
+}
+
+export interface RawHook {
+	/** The request line exactly as it arrived, e.g. `POST /hook?x=1 HTTP/1.1`. */
+	requestLine: string;
+	headers: Record<string, string>;
+	body: string;
+}
+
+/**
+ * A loopback TCP endpoint that speaks just enough HTTP/1.1 to record each request's raw request line, headers and
+ * body, and answers `status` (no parser in between that could normalise the target).
+ */
+export async function startRawReceiver(status = 200): Promise<{
+	port: number;
+	origin: string;
+	received: RawHook[];
+	close(): Promise<void>;
+}> {
+	const received: RawHook[] = [];
+	const sockets = new Set<net.Socket>();
+	const server = net.createServer((socket) => {
+		sockets.add(socket);
+		socket.on('close', () => sockets.delete(socket));
+		let buffered = Buffer.alloc(0);
+		socket.on('data', (chunk: Buffer) => {
+			buffered = Buffer.concat([buffered, chunk]);
+			const headEnd = buffered.indexOf('\r\n\r\n');
+			if (headEnd === -1) return;
+			const [requestLine, ...headerLines] = buffered
+				.subarray(0, headEnd)
+				.toString('latin1')
+				.split('\r\n');
+			const headers = Object.fromEntries(
+				headerLines.map((line) => {
+					const colon = line.indexOf(':');
+					return [line.slice(0, colon).trim().toLowerCase(), line.slice(colon + 1).trim()];
+				}),
+			);
+			const bodyLength = Number(headers['content-length'] ?? 0);
+			if (buffered.length < headEnd + 4 + bodyLength) return;
+			const body = buffered.subarray(headEnd + 4, headEnd + 4 + bodyLength).toString('utf8');
+			received.push({ requestLine, headers, body });
+			socket.end(`HTTP/1.1 ${status} X\r\nContent-Length: 0\r\nConnection: close\r\n\r\n`);
+		});
+	});
+	await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+	const port = (server.address() as AddressInfo).port;
+	return {
+		port,
+		origin: `http://127.0.0.1:${port}`,
+		received,
+		close: () =>
+			new Promise<void>((resolve) => {
+				for (const socket of sockets) socket.destroy();
+				server.close(() => resolve());
+			}),
 	};
 }

@@ -426,6 +426,8 @@ describe('event delivery', () => {
 				body: received.body.toString('utf8'),
 				status_code: 200,
 				error: null,
+				outcome: 'delivered',
+				next_attempt_at: null,
 				at: '2026-11-22T10:00:00.000Z',
 			},
 		]);
@@ -478,12 +480,23 @@ describe('event delivery', () => {
 				expect(received.body.toString('utf8')).toBe(canonicalJson(completedEvent('3')));
 			}
 			expect(
-				webhooks
-					.deliveries()
-					.map(({ attempt, status_code, error }) => ({ attempt, status_code, error })),
+				webhooks.deliveries().map(({ attempt, status_code, error, outcome, next_attempt_at }) => ({
+					attempt,
+					status_code,
+					error,
+					outcome,
+					next_attempt_at,
+				})),
 			).toEqual([
-				{ attempt: 1, status_code: status, error },
-				{ attempt: 2, status_code: 200, error: null },
+				// random 0.5: no jitter, so the first retry is due exactly 60 s later.
+				{
+					attempt: 1,
+					status_code: status,
+					error,
+					outcome: 'retry_scheduled',
+					next_attempt_at: '2026-11-22T10:01:00.000Z',
+				},
+				{ attempt: 2, status_code: 200, error: null, outcome: 'delivered', next_attempt_at: null },
 			]);
 		},
 	);
@@ -519,10 +532,17 @@ describe('event delivery', () => {
 		for (let step = 0; step < 8; step++) await advance(clock, webhooks, 3 * HOUR);
 
 		expect(target.received).toHaveLength(5);
-		expect(webhooks.deliveries().map(({ attempt }) => attempt)).toEqual([1, 2, 3, 4, 5]);
+		expect(webhooks.deliveries().map(({ attempt, outcome }) => [attempt, outcome])).toEqual([
+			[1, 'retry_scheduled'],
+			[2, 'retry_scheduled'],
+			[3, 'retry_scheduled'],
+			[4, 'retry_scheduled'],
+			[5, 'attempts_exhausted'],
+		]);
+		expect(webhooks.deliveries()[4].next_attempt_at).toBeNull();
 	});
 
-	it.each([400, 404, 410, 302, 301])('does not retry a %i answer', async (status) => {
+	it.each([400, 404, 409, 410, 302, 301])('does not retry a %i answer', async (status) => {
 		const target = await receiver([status]);
 		const { clock, webhooks } = dispatcher();
 
@@ -532,8 +552,32 @@ describe('event delivery', () => {
 
 		expect(target.received.map((received) => received.path)).toEqual(['/hook']);
 		const redirectNote = status >= 300 && status < 400 ? '; redirects are not followed' : '';
-		expect(webhooks.deliveries().map(({ status_code, error }) => [status_code, error])).toEqual([
-			[status, `target answered ${status}${redirectNote}`],
+		expect(
+			webhooks
+				.deliveries()
+				.map(({ status_code, error, outcome, next_attempt_at }) => [
+					status_code,
+					error,
+					outcome,
+					next_attempt_at,
+				]),
+		).toEqual([[status, `target answered ${status}${redirectNote}`, 'not_retried', null]]);
+	});
+
+	it('keeps the newest attempts once the delivery log is full', async () => {
+		const target = await receiver();
+		const { webhooks } = dispatcher({ maxDeliveryRecords: 3 });
+
+		for (const id of ['a', 'b', 'c', 'd', 'e']) {
+			webhooks.enqueue({ url: target.url(), secret: SECRET, event: completedEvent(id) });
+			await webhooks.whenIdle();
+		}
+
+		expect(target.received).toHaveLength(5);
+		expect(webhooks.deliveries().map(({ event_id }) => event_id)).toEqual([
+			'evt_c',
+			'evt_d',
+			'evt_e',
 		]);
 	});
 
@@ -730,6 +774,7 @@ describe('sendTest (POST /webhooks/test)', () => {
 				attempt: 1,
 				status_code: 200,
 				error: null,
+				outcome: 'delivered',
 			},
 		]);
 	});
@@ -773,6 +818,9 @@ describe('sendTest (POST /webhooks/test)', () => {
 			error: 'target answered 500',
 		});
 		expect(target.received).toHaveLength(1);
+		expect(webhooks.deliveries()).toMatchObject([
+			{ kind: 'test', status_code: 500, outcome: 'not_retried', next_attempt_at: null },
+		]);
 	});
 
 	it('reports a refused connection when nothing listens', async () => {
