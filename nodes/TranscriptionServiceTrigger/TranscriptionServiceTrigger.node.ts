@@ -11,24 +11,18 @@ import {
 
 import type { ArtifactFormat } from '../../src/artifacts';
 import { isWebhookTestDelivery, type WebhookEventBody } from '../../src/webhooks';
-import { CREDENTIAL_TYPE } from '../shared/credentials';
 import { assertSigningSecret, verifyDelivery } from './activation';
 import { eventArtifact } from './artifact';
 import { mergeSeenEvents, processSeenEvents, rememberInProcess } from './dedupe';
+import { readRawBody, signingSecrets } from '../shared/webhook-request';
 import {
 	decideDelivery,
-	declaredLengthTooLarge,
 	eventItemJson,
-	MAX_BODY_BYTES,
-	reject,
 	resolveSettings,
 	type DeliverySettings,
-	type Rejection,
 	type TriggerOptions,
 } from './delivery';
 import { properties } from './description';
-
-type WebhookRequest = ReturnType<IWebhookFunctions['getRequestObject']>;
 
 export class TranscriptionServiceTrigger implements INodeType {
 	description: INodeTypeDescription = {
@@ -121,38 +115,6 @@ export class TranscriptionServiceTrigger implements INodeType {
 		const item = await eventItem(this, decision.event, receivedAtMs);
 		return { noWebhookResponse: true, workflowData: [[item]] };
 	}
-}
-
-type RawBodyResult = { ok: true; rawBody: Uint8Array } | { ok: false; rejection: Rejection };
-
-/** The bytes as received (n8n keeps them in `rawBody`, reading them on demand); never a re-serialisation. */
-async function readRawBody(request: WebhookRequest): Promise<RawBodyResult> {
-	if (declaredLengthTooLarge(request.headers)) {
-		return {
-			ok: false,
-			rejection: reject(413, 'payload_too_large', `Content-Length exceeds ${MAX_BODY_BYTES} bytes`),
-		};
-	}
-	if (!request.rawBody) {
-		try {
-			await request.readRawBody();
-		} catch (error) {
-			// n8n's reader enforces its own payload limit and fails on aborted uploads.
-			const rejection =
-				(error as { status?: unknown }).status === 413
-					? reject(413, 'payload_too_large', (error as Error).message)
-					: reject(400, 'unreadable_body', (error as Error).message);
-			return { ok: false, rejection };
-		}
-	}
-	return { ok: true, rawBody: request.rawBody ?? new Uint8Array(0) };
-}
-
-async function signingSecrets(context: IWebhookFunctions): Promise<string[]> {
-	const credentials = await context.getCredentials(CREDENTIAL_TYPE);
-	return [credentials.signingSecret, credentials.previousSigningSecret].map((secret) =>
-		typeof secret === 'string' ? secret : '',
-	);
 }
 
 function readSettings(context: IWebhookFunctions): DeliverySettings {

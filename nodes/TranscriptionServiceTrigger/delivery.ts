@@ -4,30 +4,13 @@
 import type { IDataObject } from 'n8n-workflow';
 
 import {
-	checkEventHeaders,
-	deliveryEventHeader,
-	parseWebhookEvent,
-	readWebhookHeader,
 	DEFAULT_TOLERANCE_SECONDS,
-	verifySignature,
-	WEBHOOK_HEADER_NAMES,
+	deliveryEventHeader,
 	type IncomingHeaders,
-	type VerifyFailureReason,
 	type WebhookEventBody,
-	type WebhookHeaderKey,
 } from '../../src/webhooks';
+import { verifyDelivery, type Rejection } from '../shared/delivery';
 import { activeSeenEvents, hasSeenEvent, rememberEvent, type SeenEvent } from './dedupe';
-
-/** Real events are a few hundred bytes; anything near this is not from the service. */
-export const MAX_BODY_BYTES = 1024 * 1024;
-
-export type RejectReason =
-	| VerifyFailureReason
-	| 'payload_too_large'
-	| 'unreadable_body'
-	| 'invalid_json'
-	| 'invalid_event'
-	| 'event_header_mismatch';
 
 const IGNORED_NOT_SELECTED = 'event not selected';
 const IGNORED_DUPLICATE = 'duplicate event_id';
@@ -74,14 +57,6 @@ export interface Delivery {
 	seenEvents: unknown;
 }
 
-export type Rejection = {
-	action: 'reject';
-	status: 400 | 401 | 413;
-	response: { error: RejectReason };
-	/** For logs; never sent, so the answer tells a prober nothing beyond the reason code. */
-	message: string;
-};
-
 export type DeliveryDecision =
 	| Rejection
 	| {
@@ -99,63 +74,12 @@ export type DeliveryDecision =
 			seenEvents?: SeenEvent[];
 	  };
 
-const REQUIRED_HEADERS: readonly WebhookHeaderKey[] = [
-	'event',
-	'eventId',
-	'timestamp',
-	'signature',
-];
-
-export function reject(
-	status: Rejection['status'],
-	error: RejectReason,
-	message: string,
-): Rejection {
-	return { action: 'reject', status, response: { error }, message };
-}
-
-/** A Content-Length above the limit is refused before a byte is read. */
-export function declaredLengthTooLarge(headers: IncomingHeaders): boolean {
-	const declared = headers['content-length'];
-	return (
-		typeof declared === 'string' &&
-		/^\d+$/.test(declared.trim()) &&
-		Number(declared) > MAX_BODY_BYTES
-	);
-}
-
-/**
- * Size, then all four X-Service-* headers, then the signature over the raw bytes (current or previous secret, any
- * `v1=` value, timestamp within the tolerance both ways); only a verified body is parsed. Headers that disagree
- * with the signed body fail verification too (401): the headers themselves are not signed.
- */
+/** Verified (shared/delivery.ts), then the trigger's own choices: the event selection and the dedupe window. */
 export function decideDelivery(delivery: Delivery): DeliveryDecision {
-	const { rawBody, headers, settings } = delivery;
-	if (rawBody.byteLength > MAX_BODY_BYTES) {
-		return reject(
-			413,
-			'payload_too_large',
-			`The body has ${rawBody.byteLength} bytes; at most ${MAX_BODY_BYTES} are accepted`,
-		);
-	}
-	const missing = REQUIRED_HEADERS.find((key) => readWebhookHeader(headers, key) === undefined);
-	if (missing !== undefined) {
-		return reject(401, 'missing_header', `The ${WEBHOOK_HEADER_NAMES[missing]} header is missing`);
-	}
-	const verified = verifySignature({
-		rawBody,
-		headers,
-		secrets: delivery.secrets,
-		toleranceSeconds: settings.toleranceSeconds,
-		now: Math.floor(delivery.nowMs / 1000),
-	});
-	if (!verified.ok) return reject(401, verified.reason, verified.message);
-
-	const parsed = parseWebhookEvent(rawBody);
-	if (!parsed.ok) return reject(400, parsed.reason, parsed.message);
-	const { event } = parsed;
-	const agreement = checkEventHeaders(headers, event);
-	if (!agreement.ok) return reject(401, 'event_header_mismatch', agreement.message);
+	const { settings } = delivery;
+	const verified = verifyDelivery({ ...delivery, toleranceSeconds: settings.toleranceSeconds });
+	if (verified.action === 'reject') return verified;
+	const { event } = verified;
 
 	if (!settings.events.includes(deliveryEventHeader(event))) {
 		return ignore(event.event_id, IGNORED_NOT_SELECTED);

@@ -1,11 +1,10 @@
 // The trigger's decision for each delivery, against deliveries signed by Python's hmac
 // (test/fixtures/make_trigger_vectors.py), with the receiver clock each vector names.
+import { declaredLengthTooLarge, MAX_BODY_BYTES } from '../../nodes/shared/delivery';
 import {
 	decideDelivery,
-	declaredLengthTooLarge,
 	DEFAULT_EVENTS,
 	eventItemJson,
-	MAX_BODY_BYTES,
 	resolveSettings,
 	type DeliveryDecision,
 } from '../../nodes/TranscriptionServiceTrigger/delivery';
