@@ -4,13 +4,31 @@ import {
 	type INodeExecutionData,
 	type INodeType,
 	type INodeTypeDescription,
+	type IWebhookDescription,
+	type IWebhookFunctions,
+	type IWebhookResponseData,
 } from 'n8n-workflow';
 
 import * as account from './actions/account/Account.resource';
 import { router } from './actions/router';
+import { resumeOnEvent } from './pause/resume';
 import * as transcription from './actions/transcription/Transcription.resource';
 import * as upload from './actions/upload/Upload.resource';
 import * as webhook from './actions/webhook/Webhook.resource';
+
+/**
+ * The resume URL of a paused execution ($execution.resumeUrl, no path suffix): the service's events for the jobs of
+ * Transcribe and Download's Pause Until Webhook mode. n8n registers nothing for a restart webhook.
+ */
+const RESUME_WEBHOOKS: IWebhookDescription[] = [
+	{
+		name: 'default',
+		httpMethod: 'POST',
+		path: '',
+		responseMode: 'onReceived',
+		restartWebhook: true,
+	},
+];
 
 export class TranscriptionService implements INodeType {
 	description: INodeTypeDescription = {
@@ -33,6 +51,7 @@ export class TranscriptionService implements INodeType {
 		inputs: [NodeConnectionTypes.Main],
 		outputs: [NodeConnectionTypes.Main],
 		credentials: [{ name: 'transcriptionServiceApi', required: true }],
+		webhooks: RESUME_WEBHOOKS,
 		properties: [
 			{
 				displayName: 'Resource',
@@ -56,5 +75,9 @@ export class TranscriptionService implements INodeType {
 
 	async execute(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
 		return await router.call(this);
+	}
+
+	async webhook(this: IWebhookFunctions): Promise<IWebhookResponseData> {
+		return await resumeOnEvent.call(this);
 	}
 }

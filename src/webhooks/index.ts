@@ -1,3 +1,4 @@
 export * from './events';
 export * from './headers';
 export * from './signature';
+export * from './targets';

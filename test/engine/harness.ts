@@ -259,6 +259,40 @@ export interface EngineExecution {
 	input: INodeExecutionData[];
 	/** Aborts the execution after this many milliseconds (as a user pressing "stop" would). */
 	cancelAfterMs?: number;
+	/** Where n8n would listen: resume URLs ($execution.resumeUrl) are built from it (default 127.0.0.1:5678). */
+	origin?: string;
+	/** A saved execution to continue (a resumed wait) instead of a new one starting at `startNode`. */
+	runExecutionData?: IRunExecutionData;
+}
+
+/** What n8n hands a node about its instance and this execution (URLs, credentials, hooks). */
+export function engineAdditionalData(args: {
+	executionId: string;
+	credentialsHelper?: ICredentialsHelper;
+	origin?: string;
+	hooks?: ExecutionLifecycleHooks;
+}): IWorkflowExecuteAdditionalData {
+	const origin = args.origin ?? 'http://127.0.0.1:5678';
+	return {
+		executionId: args.executionId,
+		hooks: args.hooks,
+		credentialsHelper: args.credentialsHelper,
+		currentNodeParameters: undefined,
+		restApiUrl: `${origin}/rest`,
+		instanceBaseUrl: `${origin}/`,
+		formWaitingBaseUrl: `${origin}/form-waiting`,
+		webhookBaseUrl: `${origin}/webhook`,
+		webhookWaitingBaseUrl: `${origin}/webhook-waiting`,
+		webhookTestBaseUrl: `${origin}/webhook-test`,
+		variables: {},
+		userId: 'engine-test-user',
+		setExecutionStatus: () => undefined,
+		sendDataToUI: () => undefined,
+		executeWorkflow: async () => {
+			throw new Error('Sub-workflows are not used in engine tests');
+		},
+		logAiEvent: () => undefined,
+	} as unknown as IWorkflowExecuteAdditionalData;
 }
 
 /** One manual execution through n8n-core's WorkflowExecute, started at `startNode` with `input`; resolves with its run. */
@@ -290,43 +324,31 @@ export async function executeInEngine(execution: EngineExecution): Promise<IRun>
 	const finished = createDeferredPromise<IRun>();
 	hooks.addHandler('workflowExecuteAfter', (run) => finished.resolve(run));
 
-	const additionalData = {
+	const additionalData = engineAdditionalData({
 		executionId,
 		hooks,
 		credentialsHelper: execution.credentialsHelper,
-		currentNodeParameters: undefined,
-		restApiUrl: 'http://127.0.0.1:5678/rest',
-		instanceBaseUrl: 'http://127.0.0.1:5678/',
-		formWaitingBaseUrl: 'http://127.0.0.1:5678/form-waiting',
-		webhookBaseUrl: 'http://127.0.0.1:5678/webhook',
-		webhookWaitingBaseUrl: 'http://127.0.0.1:5678/webhook-waiting',
-		webhookTestBaseUrl: 'http://127.0.0.1:5678/webhook-test',
-		variables: {},
-		userId: 'engine-test-user',
-		setExecutionStatus: () => undefined,
-		sendDataToUI: () => undefined,
-		executeWorkflow: async () => {
-			throw new Error('Sub-workflows are not used in engine tests');
-		},
-		logAiEvent: () => undefined,
-	} as unknown as IWorkflowExecuteAdditionalData;
+		origin: execution.origin,
+	});
 
 	const executeData: IExecuteData = {
 		node: execution.startNode,
 		data: { main: [execution.input] },
 		source: null,
 	};
-	const runExecutionData: IRunExecutionData = {
-		startData: {},
-		resultData: { runData: {} },
-		executionData: {
-			contextData: {},
-			nodeExecutionStack: [executeData],
-			metadata: {},
-			waitingExecution: {},
-			waitingExecutionSource: {},
-		},
-	} as IRunExecutionData;
+	const runExecutionData: IRunExecutionData =
+		execution.runExecutionData ??
+		({
+			startData: {},
+			resultData: { runData: {} },
+			executionData: {
+				contextData: {},
+				nodeExecutionStack: [executeData],
+				metadata: {},
+				waitingExecution: {},
+				waitingExecutionSource: {},
+			},
+		} as IRunExecutionData);
 
 	const running = new WorkflowExecute(
 		additionalData,

@@ -369,7 +369,7 @@ export class TriggerUnderTest {
 // ---- n8n's request plumbing, as packages/cli/src/middlewares/body-parser.ts does it ----
 
 /** n8n's rawBodyReader: `readRawBody()` fills `rawBody` with the bytes as received (16 MiB limit). */
-function rawBodyReader(req: Request, res: Response, next: () => void): void {
+export function rawBodyReader(req: Request, res: Response, next: () => void): void {
 	parseIncomingMessage(req);
 	req.readRawBody = async () => {
 		if (req.rawBody) return;
@@ -394,7 +394,7 @@ function rawBodyReader(req: Request, res: Response, next: () => void): void {
 }
 
 /** n8n's parseBody for the content types the service could send; JSON that does not parse throws. */
-async function parseBody(req: Request): Promise<void> {
+export async function parseBody(req: Request): Promise<void> {
 	await req.readRawBody();
 	if (!req.rawBody?.length) return;
 	if (req.contentType === 'application/json')

@@ -1,8 +1,8 @@
-import type { IDataObject, IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
+import type { IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
-import { asItemFailure, itemErrorOf } from '../../shared/errors';
 import { TranscriptionServiceClient } from '../../shared/transport';
+import { runItems } from '../helpers/items';
 import * as account from './account/Account.resource';
 import type { ResourceName, TranscriptionServiceType } from './node.type';
 import * as transcription from './transcription/Transcription.resource';
@@ -33,55 +33,24 @@ function operationEntry(nodeData: TranscriptionServiceType): OperationEntry | un
 }
 
 export async function router(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
-	const items = this.getInputData();
 	const nodeData = {
 		resource: this.getNodeParameter('resource', 0),
 		operation: this.getNodeParameter('operation', 0),
 	} as TranscriptionServiceType;
-	const entry = operationEntry(nodeData);
-	if (!entry) {
+	const operation = operationEntry(nodeData)?.module;
+	if (!operation) {
 		throw new NodeOperationError(
 			this.getNode(),
 			`The operation "${nodeData.operation}" of "${nodeData.resource}" is not supported`,
 		);
 	}
-	const operation = entry.module;
-
 	const client = new TranscriptionServiceClient(this);
-	const cancelSignal = this.getExecutionCancelSignal();
-	const results: INodeExecutionData[][] = new Array(items.length);
-	const runItem = async (itemIndex: number) => {
-		try {
-			const output = await operation.execute.call(this, itemIndex, client);
-			results[itemIndex] = output.map((item) => ({ ...item, pairedItem: { item: itemIndex } }));
-		} catch (error) {
-			const failure = asItemFailure(this.getNode(), error, itemIndex);
-			// A cancelled execution is not an item's failure: let the cancellation through untouched.
-			if (!this.continueOnFail() || cancelSignal?.aborted) throw failure;
-			results[itemIndex] = [{ json: failedItemJson(failure), pairedItem: { item: itemIndex } }];
-		}
-	};
+	if (operation.executeAll) return await operation.executeAll.call(this, client);
 
-	const concurrency = Math.max(1, Math.min(items.length, operation.concurrency?.call(this) ?? 1));
-	let next = 0;
-	let failure: unknown;
-	// After the first failure no new item starts; the ones in flight finish before the node reports it.
-	const worker = async () => {
-		while (failure === undefined && next < items.length) {
-			const itemIndex = next++;
-			await runItem(itemIndex).catch((error: unknown) => {
-				failure ??= error;
-			});
-		}
-	};
-	await Promise.all(Array.from({ length: concurrency }, worker));
-	if (failure !== undefined) throw failure;
-
-	return [results.flat()];
-}
-
-/** json of a failed item under Continue On Fail: the item error, whole. */
-export function failedItemJson(error: Error): IDataObject {
-	const fields = itemErrorOf(error) ?? { code: 'node_error', message: error.message };
-	return { error: { ...fields } };
+	const concurrency = operation.concurrency?.call(this) ?? 1;
+	const outcomes = await runItems(this, concurrency, async (itemIndex) => {
+		const output = await operation.execute.call(this, itemIndex, client);
+		return output.map((item) => ({ ...item, pairedItem: { item: itemIndex } }));
+	});
+	return [outcomes.flatMap((outcome) => (outcome.ok ? outcome.value : [outcome.failedItem]))];
 }

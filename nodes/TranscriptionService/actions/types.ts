@@ -19,6 +19,11 @@ export interface OperationModule {
 	): Promise<INodeExecutionData[]>;
 	/** How many input items may run at once (default 1). */
 	concurrency?(this: IExecuteFunctions): number;
+	/** Runs all items at once instead of item by item (an operation that may pause the execution). */
+	executeAll?(
+		this: IExecuteFunctions,
+		client: TranscriptionServiceClient,
+	): Promise<INodeExecutionData[][]>;
 }
 
 /** One operation as the editor offers it: the option in the Operation list, and its module. */

@@ -1,28 +1,25 @@
 import type {
-	IBinaryKeyData,
 	IDataObject,
 	IExecuteFunctions,
 	INodeExecutionData,
 	INodeProperties,
 } from 'n8n-workflow';
-import { NodeOperationError, updateDisplayOptions } from 'n8n-workflow';
+import { updateDisplayOptions } from 'n8n-workflow';
 
-import type { ArtifactFormat } from '../../../../src/artifacts';
-import { artifactBinary, fetchArtifact, isTextFormat } from '../../../shared/artifact';
 import { asItemFailure } from '../../../shared/errors';
 import type { TranscriptionServiceClient } from '../../../shared/transport';
 import { artifactFormatOptions } from '../../../shared/vocabulary';
-import { inputBinaryFieldProperty, inputMedia } from '../../helpers/binary';
-import { idempotencyKeyFor } from '../../helpers/idempotency';
-import {
-	createRequest,
-	createTranscription,
-	transcriptionOptionsProperty,
-} from '../../helpers/transcription';
-import { createUploadSlot, uploadMedia } from '../../helpers/upload';
+import { inputBinaryFieldProperty } from '../../helpers/binary';
+import { maxWaitMs, readTranscribeItem, startJob } from '../../helpers/transcribe';
+import { transcriptItem } from '../../helpers/transcript';
+import { transcriptionOptionsProperty } from '../../helpers/transcription';
 import { assertCompleted, waitForJob } from '../../helpers/wait';
+import { isToolVariant, pauseUntilWebhook } from '../../pause/start';
+import { runItems } from '../../helpers/items';
 
 const MAX_CONCURRENCY = 10;
+
+export type WaitMode = 'poll' | 'pauseUntilWebhook';
 
 const properties: INodeProperties[] = [
 	inputBinaryFieldProperty,
@@ -36,6 +33,35 @@ const properties: INodeProperties[] = [
 		description:
 			'Each format becomes a binary field of the same name (srt, txt, pdf, docx) on the output item',
 		hint: 'With SRT or TXT the transcript text is also put on the item as "text"',
+	},
+	{
+		displayName: 'Wait Mode',
+		name: 'waitMode',
+		type: 'options',
+		noDataExpression: true,
+		options: [
+			{
+				name: 'Pause Until Webhook',
+				value: 'pauseUntilWebhook',
+				description:
+					"Pause the execution until the service's signed events say every job ended: no worker slot held, no status requests. n8n must be reachable from the service over public HTTPS.",
+			},
+			{
+				name: 'Poll',
+				value: 'poll',
+				description:
+					'Keep the execution running and check each job until it ends. Works on any n8n, also one the service cannot reach.',
+			},
+		],
+		default: 'poll',
+	},
+	{
+		displayName:
+			"The execution pauses until the service's completion events arrive at its resume URL ($execution.resumeUrl): n8n's WEBHOOK_URL must be a public HTTPS address on port 443, and the credential needs the Signing Secret. Failures after the pause (a failed job, Max Wait) come out as items with an <code>error</code> field, whatever On Error says: n8n does not run the node again when it resumes.",
+		name: 'pauseNotice',
+		type: 'notice',
+		default: '',
+		displayOptions: { show: { waitMode: ['pauseUntilWebhook'] } },
 	},
 	transcriptionOptionsProperty,
 	{
@@ -52,7 +78,7 @@ const properties: INodeProperties[] = [
 				typeOptions: { minValue: 1, maxValue: MAX_CONCURRENCY },
 				default: 1,
 				description:
-					'How many items are transcribed at the same time. All share one rate-limit pacer; the output keeps the input order.',
+					'How many items are uploaded and transcribed at the same time. All share one rate-limit pacer; the output keeps the input order.',
 			},
 			{
 				displayName: 'Max Poll Interval (Seconds)',
@@ -62,6 +88,7 @@ const properties: INodeProperties[] = [
 				default: 30,
 				description:
 					'The longest pause between two status checks; the pause grows from Poll Interval up to this',
+				displayOptions: { show: { '/waitMode': ['poll'] } },
 			},
 			{
 				displayName: 'Max Wait (Seconds)',
@@ -70,7 +97,7 @@ const properties: INodeProperties[] = [
 				typeOptions: { minValue: 1 },
 				default: 1800,
 				description:
-					'How long to wait for a job before the item fails with a timeout that names the job_id (the job keeps running)',
+					'How long to wait for the jobs before the items fail with max_wait_exceeded, naming each job_id (the jobs keep running)',
 			},
 			{
 				displayName: 'Poll Interval (Seconds)',
@@ -79,6 +106,7 @@ const properties: INodeProperties[] = [
 				typeOptions: { minValue: 0.1, numberPrecision: 1 },
 				default: 2,
 				description: 'The first pause between two status checks',
+				displayOptions: { show: { '/waitMode': ['poll'] } },
 			},
 		],
 	},
@@ -97,81 +125,47 @@ export function concurrency(this: IExecuteFunctions): number {
 		: 1;
 }
 
+export async function executeAll(
+	this: IExecuteFunctions,
+	client: TranscriptionServiceClient,
+): Promise<INodeExecutionData[][]> {
+	const waitMode = this.getNodeParameter('waitMode', 0, 'poll') as WaitMode;
+	// As an AI agent's tool the node runs inside the agent's step, which cannot pause: it polls.
+	if (waitMode === 'pauseUntilWebhook' && !isToolVariant(this)) {
+		return await pauseUntilWebhook.call(this, client, concurrency.call(this));
+	}
+	const outcomes = await runItems(this, concurrency.call(this), async (itemIndex) => ({
+		...(await execute.call(this, itemIndex, client))[0],
+		pairedItem: { item: itemIndex },
+	}));
+	return [outcomes.map((outcome) => (outcome.ok ? outcome.value : outcome.failedItem))];
+}
+
+/** Poll mode, one item: start the job, wait for it with conditional status checks, download. */
 export async function execute(
 	this: IExecuteFunctions,
 	itemIndex: number,
 	client: TranscriptionServiceClient,
 ): Promise<INodeExecutionData[]> {
-	const propertyName = this.getNodeParameter('binaryPropertyName', itemIndex) as string;
-	const formats = this.getNodeParameter('formats', itemIndex) as ArtifactFormat[];
-	const additionalFields = this.getNodeParameter('additionalFields', itemIndex, {}) as IDataObject;
-	const options = this.getNodeParameter('options', itemIndex, {}) as IDataObject;
-	if (formats.length === 0) {
-		throw new NodeOperationError(this.getNode(), 'No download format is selected', {
-			itemIndex,
-			description: 'Choose at least one of SRT, TXT, PDF or DOCX under "Download Formats".',
-		});
-	}
-
-	const media = await inputMedia(this, itemIndex, propertyName);
-	if (media.sizeBytes === 0) {
-		throw new NodeOperationError(
-			this.getNode(),
-			`The file in "${propertyName}" is empty (0 bytes)`,
-			{
-				itemIndex,
-				description:
-					"Check the node that produced the binary; the service needs the media's bytes.",
-			},
-		);
-	}
-	const slot = await createUploadSlot(
-		client,
-		{ filename: media.fileName, content_type: media.mimeType, size_bytes: media.sizeBytes },
-		idempotencyKeyFor(this, itemIndex, 'slot'),
-		itemIndex,
-	);
-	let created: Awaited<ReturnType<typeof createTranscription>>;
-	try {
-		await uploadMedia(this, client, slot.upload_id, media, itemIndex, true);
-		created = await createTranscription(
-			client,
-			createRequest(slot.upload_id, additionalFields),
-			idempotencyKeyFor(this, itemIndex, 'job'),
-			itemIndex,
-		);
-	} catch (error) {
-		throw asItemFailure(this.getNode(), error, itemIndex, { upload_id: slot.upload_id });
-	}
-
+	const item = readTranscribeItem(this, itemIndex);
+	const { uploadId, created } = await startJob(this, client, itemIndex, item);
 	try {
 		const job = await waitForJob(
 			this,
 			client,
 			created.job_id,
 			{
-				maxWaitMs: Number(options.maxWaitSeconds ?? 1800) * 1000,
-				initialIntervalMs: Number(options.pollIntervalSeconds ?? 2) * 1000,
-				maxIntervalMs: Number(options.maxPollIntervalSeconds ?? 30) * 1000,
+				maxWaitMs: maxWaitMs(item.options),
+				initialIntervalMs: Number(item.options.pollIntervalSeconds ?? 2) * 1000,
+				maxIntervalMs: Number(item.options.maxPollIntervalSeconds ?? 30) * 1000,
 			},
 			itemIndex,
 		);
 		assertCompleted(this, job, itemIndex);
-
-		const binary: IBinaryKeyData = {};
-		const texts: Partial<Record<ArtifactFormat, string>> = {};
-		for (const format of formats) {
-			const artifact = await fetchArtifact(this, client, job.job_id, format, itemIndex);
-			binary[format] = await artifactBinary(this, artifact);
-			if (isTextFormat(format)) texts[format] = artifact.bytes.toString('utf8');
-		}
-		const json: IDataObject = { ...job };
-		const text = texts.txt ?? texts.srt;
-		if (text !== undefined) json.text = text;
-		return [{ json, binary }];
+		return [await transcriptItem(this, client, job, item.formats, itemIndex)];
 	} catch (error) {
 		throw asItemFailure(this.getNode(), error, itemIndex, {
-			upload_id: slot.upload_id,
+			upload_id: uploadId,
 			job_id: created.job_id,
 		});
 	}
