@@ -193,5 +193,13 @@ export function decideRetry(
 	}
 	const reason =
 		outcome.kind === 'response' ? `temporary failure (HTTP ${outcome.status})` : 'network error';
-	return { retry: true, delayMs: backoffDelay(attempt, policy, random), reason };
+	const backoff = backoffDelay(attempt, policy, random);
+	// A 503 may say when to come back (RFC 9110 10.2.3); never sooner than the backoff, never beyond its cap.
+	const retryAfter =
+		outcome.kind === 'response' && outcome.status === 503
+			? parseRetryAfter(headerValue(outcome.headers, 'retry-after'), nowMs)
+			: undefined;
+	const delayMs =
+		retryAfter === undefined ? backoff : Math.min(Math.max(backoff, retryAfter), policy.maxDelayMs);
+	return { retry: true, delayMs, reason };
 }

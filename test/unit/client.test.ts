@@ -393,3 +393,45 @@ describe('CursorWalk: paging GET /transcriptions (spec 4.5)', () => {
 		expect(kinds).toEqual(['next', 'next', 'too_many_pages']);
 	});
 });
+
+describe('503 with Retry-After (the service is full: spec 7, "temporary 5xx")', () => {
+	it('waits what Retry-After asks when that is longer than the backoff', () => {
+		expect(
+			decideRetry(
+				{ kind: 'response', status: 503, headers: { 'retry-after': '5' } },
+				1,
+				policy,
+				NOW,
+				midRandom,
+			),
+		).toEqual({ retry: true, delayMs: 5000, reason: 'temporary failure (HTTP 503)' });
+	});
+
+	it('keeps the backoff when Retry-After asks for less', () => {
+		expect(
+			decideRetry(
+				{ kind: 'response', status: 503, headers: { 'retry-after': '0' } },
+				3,
+				policy,
+				NOW,
+				midRandom,
+			),
+		).toEqual({
+			retry: true,
+			delayMs: backoffDelay(3, policy, midRandom),
+			reason: 'temporary failure (HTTP 503)',
+		});
+	});
+
+	it('never waits longer than the backoff cap', () => {
+		expect(
+			decideRetry(
+				{ kind: 'response', status: 503, headers: { 'retry-after': '3600' } },
+				1,
+				policy,
+				NOW,
+				midRandom,
+			),
+		).toEqual({ retry: true, delayMs: policy.maxDelayMs, reason: 'temporary failure (HTTP 503)' });
+	});
+});
