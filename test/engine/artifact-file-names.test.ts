@@ -7,13 +7,7 @@ import type { AddressInfo } from 'node:net';
 
 import type { PublicTranscriptionWebhookEvent } from '../../src/api';
 import { buildSignedDelivery } from '../../src/webhooks';
-import {
-	actionNode,
-	ACTION_NODE,
-	cleanupBinaryData,
-	runWorkflow,
-	type TestCredentials,
-} from './harness';
+import { actionNode, ACTION_NODE, runWorkflow, type TestCredentials } from './harness';
 import { TriggerUnderTest } from './webhook-harness';
 
 // [name in filename*, name the binary must get]: forward slashes, backslashes (a separator on Windows only), and names
@@ -52,10 +46,9 @@ beforeAll(async () => {
 		signingSecret: SIGNING_SECRET,
 	};
 });
-afterAll(async () => {
+afterAll(() => {
 	service.closeAllConnections();
 	service.close();
-	await cleanupBinaryData();
 });
 
 it.each(HOSTILE_NAMES)(

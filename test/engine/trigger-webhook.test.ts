@@ -4,7 +4,6 @@
 import type { INodeParameters } from 'n8n-workflow';
 
 import { canonicalJson, signPayload } from '../../src/webhooks';
-import { cleanupBinaryData } from './harness';
 import {
 	loadTriggerVectors,
 	TriggerUnderTest,
@@ -50,7 +49,6 @@ function startedExecutions(calls: WebhookCall[]): WebhookCall[] {
 }
 
 afterEach(() => jest.useRealTimers());
-afterAll(async () => await cleanupBinaryData());
 
 describe('webhook() over HTTP with the Python-signed deliveries', () => {
 	describe.each(vectors.map((vector) => [vector.name, vector] as const))('%s', (_name, vector) => {
