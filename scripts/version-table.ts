@@ -30,19 +30,36 @@ interface RunResults {
 	tests: TestResult[];
 }
 
-/** The e2e suite's files, as the table's columns. */
-const E2E_COLUMNS: Array<{ file: string; title: string }> = [
+/** The e2e suite's files, as the table's columns, and what each proves. */
+const E2E_COLUMNS: Array<{ file: string; title: string; proves: string }> = [
 	{
 		file: 'transcribe-and-download.e2e.test.ts',
-		title: 'Transcribe and Download (SRT, TXT, PDF, DOCX byte-checked; form example)',
+		title: 'Transcribe and Download',
+		proves:
+			"three files in, each with its transcript and all four artifacts (SRT, TXT, PDF, DOCX) byte-identical to the service's; the form example answers with the transcript",
 	},
 	{
 		file: 'trigger.e2e.test.ts',
-		title: 'Trigger (real signed delivery with artifact; forgery → 401, no execution; examples)',
+		title: 'Trigger',
+		proves:
+			"the sandbox's real signed webhook for a live job starts the workflow with the PDF downloaded; a forged signature gets 401 and starts nothing; the scheduled-batch and save-to-disk examples work together",
 	},
-	{ file: 'operations.e2e.test.ts', title: 'Every other operation' },
-	{ file: 'ai-tool.e2e.test.ts', title: 'AI tool (`…Tool` node type)' },
-	{ file: 'editor-screenshots.e2e.test.ts', title: 'Editor (nodes panel search, screenshots)' },
+	{
+		file: 'operations.e2e.test.ts',
+		title: 'Other operations',
+		proves:
+			'Account Get, Send Test Event, Create Slot, Send Media, Create, Get, Download Artifact and Get Many in one workflow',
+	},
+	{
+		file: 'ai-tool.e2e.test.ts',
+		title: 'AI tool',
+		proves: 'n8n lists the action node, its `…Tool` variant and the trigger under the package name',
+	},
+	{
+		file: 'editor-screenshots.e2e.test.ts',
+		title: 'Editor',
+		proves: "the editor's nodes panel finds the node; the nodes open and are photographed",
+	},
 ];
 
 function readResults(folder: string): RunResults[] {
@@ -88,7 +105,8 @@ function e2eTable(runs: RunResults[]): string[] {
 			),
 			runStamp(run),
 		]);
-	return markdownTable(header, rows);
+	const legend = E2E_COLUMNS.map((column) => `- **${column.title}**: ${column.proves}.`);
+	return [...markdownTable(header, rows), '', ...legend];
 }
 
 function engineTable(runs: RunResults[]): string[] {
@@ -98,7 +116,7 @@ function engineTable(runs: RunResults[]): string[] {
 				tests: Array<{ test: string; reason: string }>;
 			})
 		: { reasons: {}, tests: [] };
-	const header = ['engine tier on', 'Node', 'tests', 'run'];
+	const header = ['engine tier (`test/engine`) on', 'Node', 'tests', 'run'];
 	const rows = runs
 		.filter((run) => run.kind === 'engine' && run.modules)
 		.sort((a, b) => compareVersions(a.modules!['n8n-core'], b.modules!['n8n-core']))
@@ -121,7 +139,7 @@ function engineTable(runs: RunResults[]): string[] {
 				outcome = `❌ ${failed.length} of ${run.tests.length} failed (${[...reasons].join(', ')})`;
 			}
 			return [
-				`${modules}${run.id === 'latest' ? ' (newest served here)' : ' (project)'}`,
+				`${modules}${run.id === 'latest' ? ' (newest the registry here serves)' : " (the project's own)"}`,
 				run.node.replace(/^v/, ''),
 				outcome,
 				runStamp(run),
