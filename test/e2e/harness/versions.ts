@@ -10,11 +10,6 @@ export const WORK_DIR = path.join(E2E_DIR, '.work');
 export type N8nVersionId = '1.123' | '2.8' | '2.15';
 export const N8N_VERSION_IDS: readonly N8nVersionId[] = ['1.123', '2.8', '2.15'];
 
-/** n8n's major line: 1.x and 2.x differ in places the harness touches (see rest.ts, suite.ts). */
-export function majorOf(id: N8nVersionId): 1 | 2 {
-	return id.startsWith('1.') ? 1 : 2;
-}
-
 export interface N8nInstall {
 	id: N8nVersionId;
 	/** The exact n8n version installed (from its package.json). */
