@@ -1,17 +1,19 @@
 #!/usr/bin/env bash
 # `npm run test:e2e`: the pack inside real n8n processes, over the version matrix.
-#   E2E_N8N=2.8|2.15|all (default all)   extra arguments go to jest (e.g. -t 'forged')
-# Installs what is missing (n8n per version, Node 24, Debian's chromium), builds, then runs
-# test/e2e once per n8n version; exits non-zero if any version failed.
+#   E2E_N8N=all|ci|1.123|2.8|2.15|a comma-separated list (default all)   extra arguments go to jest (e.g. -t 'forged')
+# Installs what is missing (n8n per version, the Node each needs, Debian's chromium), builds, then runs
+# test/e2e once per n8n version; each run writes test/e2e/.work/results/<version>.json (what was proven, for the
+# README's version table: npm run e2e:table). Exits non-zero if any version failed.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
+# shellcheck source=versions.sh
+source scripts/e2e/versions.sh
 
 selection="${E2E_N8N:-all}"
-case "$selection" in
-	all) versions=(2.8 2.15) ;;
-	2.8 | 2.15) versions=("$selection") ;;
-	*) echo "E2E_N8N must be 2.8, 2.15 or all (got '$selection')" >&2; exit 2 ;;
-esac
+if ! e2e_select_versions "$selection"; then
+	echo "E2E_N8N must be all, ci, one of ${e2e_known_versions[*]} or a comma-separated list (got '$selection')" >&2
+	exit 2
+fi
 
 started=$SECONDS
 bash scripts/e2e/install.sh "$selection"

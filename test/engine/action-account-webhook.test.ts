@@ -2,31 +2,13 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 
-import { SandboxAdmin } from '../../sandbox/admin-client';
-import { startSandbox, type RunningSandbox } from '../../sandbox/server';
-import { actionNode, ACTION_NODE, nodeError, runWorkflow, type TestCredentials } from './harness';
+import { startSandbox } from '../../sandbox/server';
+import { actionNode, ACTION_NODE, nodeError, runWorkflow } from './harness';
+import { useEngineSandbox } from './setup';
 
-let sandbox: RunningSandbox;
-let admin: SandboxAdmin;
-let credentials: TestCredentials;
-
-beforeAll(async () => {
-	// Short rate windows: an injected 429's Retry-After is the rest of the window.
-	sandbox = await startSandbox({
-		port: 0,
-		quiet: true,
-		allowLocalWebhooks: true,
-		rateLimits: { windowSeconds: 2 },
-	});
-	admin = new SandboxAdmin(sandbox.baseUrl);
-	credentials = { apiKey: sandbox.keys.platinum_live.key, baseUrl: sandbox.baseUrl };
-});
-afterAll(async () => {
-	await sandbox.close();
-});
-afterEach(async () => {
-	await admin.clearFaults();
-});
+// Short rate windows: an injected 429's Retry-After is the rest of the window.
+const env = useEngineSandbox({ allowLocalWebhooks: true, rateLimits: { windowSeconds: 2 } });
+const { live: credentials } = env;
 
 const getAccount = actionNode({ resource: 'account', operation: 'get' });
 
@@ -47,7 +29,7 @@ describe('Account → Get (getAccount)', () => {
 		const output = result.output(ACTION_NODE);
 		expect(output).toHaveLength(2);
 		expect(output[0].json).toEqual({
-			account_id: sandbox.keys.platinum_live.account_id,
+			account_id: env.sandbox.keys.platinum_live.account_id,
 			effective_tier: 'platinum',
 			api_access: true,
 			wallet_balance: 1000,
@@ -70,21 +52,21 @@ describe('Account → Get (getAccount)', () => {
 	});
 
 	test('401 invalid_api_key for a revoked key', async () => {
-		expect((await accountError(sandbox.keys.revoked_live.key)).code).toBe('invalid_api_key');
+		expect((await accountError(env.sandbox.keys.revoked_live.key)).code).toBe('invalid_api_key');
 	});
 
 	test("401 invalid_api_key_mode for a known key presented with the other mode's prefix", async () => {
-		const swapped = sandbox.keys.platinum_live.key.replace('svc_sk_live_', 'svc_sk_test_');
+		const swapped = env.sandbox.keys.platinum_live.key.replace('svc_sk_live_', 'svc_sk_test_');
 		expect((await accountError(swapped)).code).toBe('invalid_api_key_mode');
 	});
 
 	test('401 invalid_api_key_user for a key whose account does not exist', async () => {
-		const orphan = await admin.createKey({ orphan: true });
+		const orphan = await env.admin.createKey({ orphan: true });
 		expect((await accountError(orphan.key)).code).toBe('invalid_api_key_user');
 	});
 
 	test('403 plan_downgraded_api_revoked for an account without API access', async () => {
-		expect((await accountError(sandbox.keys.no_api_access_live.key)).code).toBe(
+		expect((await accountError(env.sandbox.keys.no_api_access_live.key)).code).toBe(
 			'plan_downgraded_api_revoked',
 		);
 	});
@@ -101,7 +83,7 @@ describe('Account → Get (getAccount)', () => {
 	});
 
 	test('429 and 503 are retried: one of each, then the account', async () => {
-		await admin.setFaults({
+		await env.admin.setFaults({
 			seed: 1,
 			rules: [
 				{ route: 'getAccount', kind: '429', count: 1 },
@@ -111,12 +93,12 @@ describe('Account → Get (getAccount)', () => {
 		const result = await runWorkflow({ nodes: [getAccount], credentials });
 		expect(result.error).toBeUndefined();
 		expect(result.output(ACTION_NODE)[0].json.account_id).toBe(
-			sandbox.keys.platinum_live.account_id,
+			env.sandbox.keys.platinum_live.account_id,
 		);
 	});
 
 	test('503 on every attempt ends after 5 attempts with the API error', async () => {
-		await admin.setFaults({ seed: 1, rules: [{ route: 'getAccount', kind: '503' }] });
+		await env.admin.setFaults({ seed: 1, rules: [{ route: 'getAccount', kind: '503' }] });
 		const error = nodeError(await runWorkflow({ nodes: [getAccount], credentials }));
 		expect(error.httpCode).toBe('503');
 		expect(error.message).toMatch(/\(5 attempts; gave up after 5 attempts\)$/);
@@ -125,7 +107,7 @@ describe('Account → Get (getAccount)', () => {
 	test('under Continue On Fail the failed item carries error.code, message, request_id and resolution_url', async () => {
 		const result = await runWorkflow({
 			nodes: [{ ...getAccount, onError: 'continueRegularOutput' }],
-			credentials: { ...credentials, apiKey: sandbox.keys.no_api_access_live.key },
+			credentials: { ...credentials, apiKey: env.sandbox.keys.no_api_access_live.key },
 		});
 		expect(result.error).toBeUndefined();
 		const [item] = result.output(ACTION_NODE);
@@ -233,7 +215,7 @@ describe('Webhook → Send Test Event (testWebhook)', () => {
 	test('403 plan_downgraded_api_revoked for an account without API access', async () => {
 		const result = await runWorkflow({
 			nodes: [sendTest(receiverUrl)],
-			credentials: { ...credentials, apiKey: sandbox.keys.no_api_access_live.key },
+			credentials: { ...credentials, apiKey: env.sandbox.keys.no_api_access_live.key },
 		});
 		expect(nodeError(result).code).toBe('plan_downgraded_api_revoked');
 	});

@@ -3,34 +3,21 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 
-import { SandboxAdmin } from '../../sandbox/admin-client';
-import { startSandbox, type RunningSandbox } from '../../sandbox/server';
 import { makeWav, writeWavFile } from '../fixtures/media';
-import {
-	actionNode,
-	ACTION_NODE,
-	binaryItem,
-	runWorkflow,
-	startRecordingProxy,
-	type RecordingProxy,
-} from './harness';
+import { actionNode, ACTION_NODE, binaryItem, runWorkflow } from './harness';
+import { useEngineSandbox } from './setup';
 
 const FILE_BYTES = 200 * 1024 * 1024;
 /** Well below the file's size: reading it whole would grow the process by at least 200 MiB. */
 const RSS_GROWTH_BOUND = 64 * 1024 * 1024;
 
-let sandbox: RunningSandbox;
-let proxy: RecordingProxy;
+const env = useEngineSandbox({ recordExchanges: true });
 let workDir: string;
 
 beforeAll(async () => {
-	sandbox = await startSandbox({ port: 0, quiet: true });
-	proxy = await startRecordingProxy(sandbox.baseUrl);
 	workDir = await mkdtemp(path.join(tmpdir(), 'tss-large-'));
 });
 afterAll(async () => {
-	await proxy.close();
-	await sandbox.close();
 	await rm(workDir, { recursive: true, force: true });
 });
 
@@ -65,11 +52,11 @@ describe('streamed upload (uploadBinary)', () => {
 			fileName: 'long-meeting.wav',
 			mimeType: 'audio/wav',
 		});
-		const key = await new SandboxAdmin(sandbox.baseUrl).createKey({
+		const key = await env.admin.createKey({
 			mode: 'test',
 			tier: 'platinum',
 		});
-		const credentials = { apiKey: key.key, baseUrl: proxy.baseUrl };
+		const credentials = { apiKey: key.key, baseUrl: env.proxy.baseUrl };
 		// A first small run loads what n8n loads lazily, so the measured run shows the upload alone.
 		const warmUp = await binaryItem({
 			data: makeWav({ seconds: 1 }),
@@ -77,7 +64,7 @@ describe('streamed upload (uploadBinary)', () => {
 			mimeType: 'audio/wav',
 		});
 		await runWorkflow({ nodes: [transcribe], credentials, input: [warmUp] });
-		proxy.exchanges.length = 0;
+		env.proxy.exchanges.length = 0;
 
 		let output: Awaited<ReturnType<typeof runWorkflow>> | undefined;
 		const growth = await peakRssGrowth(async () => {
@@ -86,10 +73,10 @@ describe('streamed upload (uploadBinary)', () => {
 
 		expect(output?.error).toBeUndefined();
 		expect(output?.output(ACTION_NODE)[0].json.status).toBe('completed');
-		const put = proxy.exchanges.find((exchange) => exchange.method === 'PUT');
+		const put = env.proxy.exchanges.find((exchange) => exchange.method === 'PUT');
 		expect(put?.requestHeaders['content-length']).toBe(String(FILE_BYTES));
 		expect(put?.requestBytes).toBe(FILE_BYTES);
-		const records = await new SandboxAdmin(sandbox.baseUrl).records(key.account_id);
+		const records = await env.admin.records(key.account_id);
 		expect(records.uploads.find((upload) => upload.filename === 'long-meeting.wav')).toMatchObject({
 			size_bytes: FILE_BYTES,
 			bytes_received: FILE_BYTES,

@@ -1,8 +1,6 @@
 // Spec 7 and 8 through the node: retries through injected faults without a second slot or job, pacing from the
 // X-RateLimit-* headers, and rate limits that reset too late to wait for.
-import { SandboxAdmin } from '../../sandbox/admin-client';
 import type { FaultRule } from '../../sandbox/faults';
-import { startSandbox, type RunningSandbox } from '../../sandbox/server';
 import { makeWav } from '../fixtures/media';
 import {
 	actionNode,
@@ -10,44 +8,24 @@ import {
 	binaryItem,
 	nodeError,
 	runWorkflow,
-	startRecordingProxy,
-	type RecordingProxy,
 	type TestCredentials,
 } from './harness';
+import { useEngineSandbox } from './setup';
 
-let sandbox: RunningSandbox;
-let admin: SandboxAdmin;
-let proxy: RecordingProxy;
+// One-second rate windows: an injected 429 asks for one second of patience.
+const env = useEngineSandbox({
+	recordExchanges: true,
+	jobSeconds: 1,
+	rateLimits: { windowSeconds: 1 },
+});
 const wav = makeWav({ seconds: 1 });
-
-beforeAll(async () => {
-	// One-second rate windows: an injected 429 asks for one second of patience.
-	sandbox = await startSandbox({
-		port: 0,
-		quiet: true,
-		jobSeconds: 1,
-		rateLimits: { windowSeconds: 1 },
-	});
-	admin = new SandboxAdmin(sandbox.baseUrl);
-	proxy = await startRecordingProxy(sandbox.baseUrl);
-});
-afterAll(async () => {
-	await proxy.close();
-	await sandbox.close();
-});
-beforeEach(() => {
-	proxy.exchanges.length = 0;
-});
-afterEach(async () => {
-	await admin.clearFaults();
-});
 
 /** A fresh account per test, so its records hold exactly what the test's run created. */
 async function freshAccount(
 	mode: 'live' | 'test' = 'test',
 ): Promise<{ accountId: string; credentials: TestCredentials }> {
-	const key = await admin.createKey({ mode, tier: 'platinum' });
-	return { accountId: key.account_id, credentials: { apiKey: key.key, baseUrl: proxy.baseUrl } };
+	const key = await env.admin.createKey({ mode, tier: 'platinum' });
+	return { accountId: key.account_id, credentials: env.credentials(key.key) };
 }
 
 const transcribe = actionNode({
@@ -71,7 +49,7 @@ const everyRoute = (kind: FaultRule['kind']): FaultRule[] =>
 
 async function transcribeThroughFaults(rules: FaultRule[], mode: 'live' | 'test' = 'test') {
 	const { accountId, credentials } = await freshAccount(mode);
-	await admin.setFaults({ seed: 7, rules });
+	await env.admin.setFaults({ seed: 7, rules });
 	const result = await runWorkflow({
 		nodes: [transcribe],
 		credentials,
@@ -81,7 +59,7 @@ async function transcribeThroughFaults(rules: FaultRule[], mode: 'live' | 'test'
 	const [item] = result.output(ACTION_NODE);
 	expect(item.json.status).toBe('completed');
 	expect(typeof item.json.text).toBe('string');
-	const records = await admin.records(accountId);
+	const records = await env.admin.records(accountId);
 	expect(records.counts).toEqual({ uploads: 1, jobs: 1 });
 	expect(records.jobs[0].job_id).toBe(item.json.job_id);
 	return records;
@@ -89,7 +67,7 @@ async function transcribeThroughFaults(rules: FaultRule[], mode: 'live' | 'test'
 
 /** The Idempotency-Key of every attempt at a POST path: one key, however many attempts. */
 function idempotencyKeysOf(path: string): string[] {
-	return proxy.exchanges
+	return env.proxy.exchanges
 		.filter((exchange) => exchange.method === 'POST' && exchange.url === path)
 		.map((exchange) => String(exchange.requestHeaders['idempotency-key']));
 }
@@ -110,12 +88,12 @@ describe('retries (spec 7) without a duplicate slot or job', () => {
 
 	test('429 once on every step: waits Retry-After, then goes on', async () => {
 		await transcribeThroughFaults(everyRoute('429'));
-		expect(proxy.exchanges.filter((exchange) => exchange.status === 429)).toHaveLength(5);
+		expect(env.proxy.exchanges.filter((exchange) => exchange.status === 429)).toHaveLength(5);
 	});
 
 	test('connection reset once on every step (the upload stream is sent again from the start)', async () => {
 		await transcribeThroughFaults(everyRoute('reset'), 'live');
-		const puts = proxy.exchanges.filter((exchange) => exchange.method === 'PUT');
+		const puts = env.proxy.exchanges.filter((exchange) => exchange.method === 'PUT');
 		expect(puts.map((put) => put.status)).toEqual([undefined, 200]);
 		expect(puts[1].requestBytes).toBe(wav.length);
 	});
@@ -130,13 +108,13 @@ describe('retries (spec 7) without a duplicate slot or job', () => {
 		);
 		expect(records.uploads[0].idempotent_replays).toBe(1);
 		expect(records.jobs[0].idempotent_replays).toBe(1);
-		const puts = proxy.exchanges.filter((exchange) => exchange.method === 'PUT');
+		const puts = env.proxy.exchanges.filter((exchange) => exchange.method === 'PUT');
 		expect(puts.map((put) => put.status)).toEqual([undefined, 409]);
 	});
 
 	test('Send Media alone: a retry after a lost answer meets 409 upload_not_available and reports the bytes as stored', async () => {
 		const { credentials } = await freshAccount();
-		await admin.setFaults({
+		await env.admin.setFaults({
 			seed: 1,
 			rules: [{ route: 'uploadBinary', kind: 'drop_after_commit', count: 1 }],
 		});
@@ -164,14 +142,14 @@ describe('retries (spec 7) without a duplicate slot or job', () => {
 			already_stored: true,
 		});
 		expect(
-			proxy.exchanges.filter((exchange) => exchange.method === 'PUT').map((put) => put.status),
+			env.proxy.exchanges.filter((exchange) => exchange.method === 'PUT').map((put) => put.status),
 		).toEqual([undefined, 409]);
 	});
 });
 
 describe('rate limits (spec 8)', () => {
 	afterEach(async () => {
-		await admin.setRateLimits({ windowSeconds: 1, perTier: { premium: 30, platinum: 60 } });
+		await env.admin.setRateLimits({ windowSeconds: 1, perTier: { premium: 30, platinum: 60 } });
 	});
 
 	const getAccount = actionNode(
@@ -181,17 +159,17 @@ describe('rate limits (spec 8)', () => {
 
 	test('a batch slows down to the X-RateLimit headers instead of meeting 429', async () => {
 		// 2 per window × the reads multiplier of 2 = 4 reads per one-second window.
-		await admin.setRateLimits({ windowSeconds: 1, perTier: { platinum: 2 } });
+		await env.admin.setRateLimits({ windowSeconds: 1, perTier: { platinum: 2 } });
 		const { credentials } = await freshAccount();
 		const input = Array.from({ length: 10 }, () => ({ json: {} }));
 		const result = await runWorkflow({ nodes: [getAccount], credentials, input });
 		const output = result.output(ACTION_NODE);
 		expect(output.filter((item) => item.json.error === undefined)).toHaveLength(10);
-		expect(proxy.exchanges.map((exchange) => exchange.status)).toEqual(Array(10).fill(200));
+		expect(env.proxy.exchanges.map((exchange) => exchange.status)).toEqual(Array(10).fill(200));
 	});
 
 	test('a window that reopens later than the node waits: reported as rate_limit_exceeded, not waited out', async () => {
-		await admin.setRateLimits({ windowSeconds: 3600, perTier: { platinum: 1 } });
+		await env.admin.setRateLimits({ windowSeconds: 3600, perTier: { platinum: 1 } });
 		const { accountId, credentials } = await freshAccount();
 		// Two reads fit into the window; the third is refused by the pacer, before sending.
 		const paced = await runWorkflow({
@@ -201,7 +179,7 @@ describe('rate limits (spec 8)', () => {
 		});
 		const [, , refused] = paced.output(ACTION_NODE);
 		expect(refused.json.error).toMatchObject({ code: 'rate_limit_exceeded', http_status: null });
-		expect(proxy.exchanges).toHaveLength(2);
+		expect(env.proxy.exchanges).toHaveLength(2);
 
 		// The pacer is the account's in this n8n process: a new execution knows the window is spent and sends nothing.
 		const next = nodeError(
@@ -209,11 +187,11 @@ describe('rate limits (spec 8)', () => {
 		);
 		expect(next.code).toBe('rate_limit_exceeded');
 		expect(next.context.http_status).toBeNull();
-		expect(proxy.exchanges).toHaveLength(2);
+		expect(env.proxy.exchanges).toHaveLength(2);
 
 		// Another key of the same account has a pacer of its own: the service answers 429, whose Retry-After is too
 		// long to wait.
-		const otherKey = await admin.createKey({
+		const otherKey = await env.admin.createKey({
 			mode: 'test',
 			tier: 'platinum',
 			account_id: accountId,
@@ -226,6 +204,6 @@ describe('rate limits (spec 8)', () => {
 		);
 		expect(answered.code).toBe('rate_limit_exceeded');
 		expect(answered.httpCode).toBe('429');
-		expect(proxy.exchanges).toHaveLength(3);
+		expect(env.proxy.exchanges).toHaveLength(3);
 	});
 });

@@ -2,9 +2,8 @@
 import { randomBytes } from 'node:crypto';
 
 import JSZip from 'jszip';
-import pdfParse from 'pdf-parse';
+import { PDFDocument } from 'pdf-lib';
 
-import { startSandbox, type RunningSandbox } from '../../sandbox/server';
 import { makeWav } from '../fixtures/media';
 import {
 	actionNode,
@@ -13,37 +12,17 @@ import {
 	binaryItem,
 	nodeError,
 	runWorkflow,
-	startRecordingProxy,
-	type RecordingProxy,
-	type TestCredentials,
 } from './harness';
+import { useEngineSandbox } from './setup';
 
-let sandbox: RunningSandbox;
-let proxy: RecordingProxy;
-let live: TestCredentials;
-let testMode: TestCredentials;
+const env = useEngineSandbox({
+	recordExchanges: true,
+	// Live jobs take 3 s of real time: long enough to poll several times and for a 1 s Max Wait to run out.
+	jobSeconds: 3,
+	rateLimits: { perTier: { premium: 1000, platinum: 1000 } },
+});
+const { live, testMode } = env;
 const wav = makeWav({ seconds: 3 });
-
-beforeAll(async () => {
-	sandbox = await startSandbox({
-		port: 0,
-		quiet: true,
-		// Live jobs take 3 s of real time: long enough to poll several times and for a 1 s Max Wait to run out.
-		jobSeconds: 3,
-		rateLimits: { perTier: { premium: 1000, platinum: 1000 } },
-	});
-	proxy = await startRecordingProxy(sandbox.baseUrl);
-	live = { apiKey: sandbox.keys.platinum_live.key, baseUrl: proxy.baseUrl };
-	testMode = { apiKey: sandbox.keys.platinum_test.key, baseUrl: proxy.baseUrl };
-});
-afterAll(async () => {
-	await proxy.close();
-	await sandbox.close();
-});
-beforeEach(() => {
-	proxy.exchanges.length = 0;
-	proxy.concurrency.max = 0;
-});
 
 const quickPolls = { pollIntervalSeconds: 0.2, maxPollIntervalSeconds: 0.5 };
 
@@ -93,20 +72,23 @@ describe('Transcription → Transcribe and Download', () => {
 		expect((await binaryBytes(binary.srt)).toString('utf8')).toMatch(
 			/^1\r?\n\d\d:\d\d:\d\d,\d{3} --> /,
 		);
-		expect((await pdfParse(await binaryBytes(binary.pdf))).numpages).toBeGreaterThanOrEqual(1);
+		// pdf-lib reads the whole document (pdf-parse's pdf.js misreads it under the n8n 2.41 test resolver).
+		expect(
+			(await PDFDocument.load(await binaryBytes(binary.pdf))).getPageCount(),
+		).toBeGreaterThanOrEqual(1);
 		expect(
 			(await JSZip.loadAsync(await binaryBytes(binary.docx))).file('word/document.xml'),
 		).not.toBeNull();
 
-		const calls = proxy.exchanges.map(
+		const calls = env.proxy.exchanges.map(
 			(exchange) => `${exchange.method} ${exchange.url.split('/').slice(3, 5).join('/')}`,
 		);
 		expect(calls.slice(0, 3)).toEqual([
 			'POST uploads',
-			`PUT uploads/${String(proxy.exchanges[1].url.split('/')[4])}`,
+			`PUT uploads/${String(env.proxy.exchanges[1].url.split('/')[4])}`,
 			'POST transcriptions',
 		]);
-		const [slotPost, put, jobPost] = proxy.exchanges;
+		const [slotPost, put, jobPost] = env.proxy.exchanges;
 		expect(slotPost.requestJson).toEqual({
 			filename: 'interview.wav',
 			content_type: 'audio/wav',
@@ -116,7 +98,7 @@ describe('Transcription → Transcribe and Download', () => {
 		expect(put.requestBytes).toBe(wav.length);
 		expect(slotPost.requestHeaders['idempotency-key']).toEqual(expect.any(String));
 		expect(jobPost.requestHeaders['idempotency-key']).toEqual(expect.any(String));
-		const polls = proxy.exchanges.filter(
+		const polls = env.proxy.exchanges.filter(
 			(exchange) => exchange.method === 'GET' && !exchange.url.includes('artifact'),
 		);
 		expect(polls.length).toBeGreaterThan(2);
@@ -126,7 +108,7 @@ describe('Transcription → Transcribe and Download', () => {
 		).toBe(true);
 		expect(polls.some((poll) => poll.status === 304)).toBe(true);
 		expect(
-			proxy.exchanges
+			env.proxy.exchanges
 				.filter((exchange) => exchange.url.includes('/artifact.'))
 				.map((exchange) => exchange.url.split('.').pop()),
 		).toEqual(['srt', 'txt', 'pdf', 'docx']);
@@ -144,7 +126,9 @@ describe('Transcription → Transcribe and Download', () => {
 			input: [await wavItem()],
 		});
 		expect(result.error).toBeUndefined();
-		const jobPost = proxy.exchanges.find((exchange) => exchange.url === '/api/v1/transcriptions');
+		const jobPost = env.proxy.exchanges.find(
+			(exchange) => exchange.url === '/api/v1/transcriptions',
+		);
 		expect(jobPost?.requestJson).toEqual({ upload_id: expect.any(String), ...additionalFields });
 		expect(result.output(ACTION_NODE)[0].json.text).toEqual(expect.any(String));
 	});
@@ -168,8 +152,8 @@ describe('Transcription → Transcribe and Download', () => {
 			input.map((_, index) => `item-${index}.srt`),
 		);
 		expect(new Set(output.map((item) => item.json.job_id)).size).toBe(20);
-		expect(proxy.concurrency.max).toBeGreaterThan(1);
-		expect(proxy.concurrency.max).toBeLessThanOrEqual(5);
+		expect(env.proxy.concurrency.max).toBeGreaterThan(1);
+		expect(env.proxy.concurrency.max).toBeLessThanOrEqual(5);
 	});
 
 	test("a live job that fails (unreadable media) is the item's error, carrying job_id and status", async () => {
@@ -214,7 +198,7 @@ describe('Transcription → Transcribe and Download', () => {
 		const error = result.output(ACTION_NODE)[0].json.error as { code: string; upload_id: string };
 		expect(error.code).toBe('invalid_webhook_url');
 		expect(error.upload_id).toMatch(/\S/);
-		const slot = proxy.exchanges.find((exchange) => exchange.method === 'PUT');
+		const slot = env.proxy.exchanges.find((exchange) => exchange.method === 'PUT');
 		expect(slot?.url).toContain(`/uploads/${error.upload_id}/binary`);
 	});
 
@@ -243,9 +227,9 @@ describe('Transcription → Transcribe and Download', () => {
 		expect(result.run.status).toBe('canceled');
 		// A request already on the wire when the execution was cancelled may still arrive; after that, nothing does.
 		await new Promise((resolve) => setTimeout(resolve, 200));
-		const requestsAfterCancel = proxy.exchanges.length;
+		const requestsAfterCancel = env.proxy.exchanges.length;
 		await new Promise((resolve) => setTimeout(resolve, 600));
-		expect(proxy.exchanges.length).toBe(requestsAfterCancel);
+		expect(env.proxy.exchanges.length).toBe(requestsAfterCancel);
 	});
 
 	test('a missing binary field is named with the fields the item has; an empty file is refused before upload', async () => {
@@ -261,6 +245,6 @@ describe('Transcription → Transcribe and Download', () => {
 			input: [await wavItem('e.wav', Buffer.alloc(0))],
 		});
 		expect(nodeError(empty).message).toBe('The file in "data" is empty (0 bytes)');
-		expect(proxy.exchanges).toHaveLength(0);
+		expect(env.proxy.exchanges).toHaveLength(0);
 	});
 });

@@ -3,8 +3,6 @@ import JSZip from 'jszip';
 import pdfParse from 'pdf-parse';
 import { request } from 'undici';
 
-import { SandboxAdmin } from '../../sandbox/admin-client';
-import { startSandbox, type RunningSandbox } from '../../sandbox/server';
 import { makeWav } from '../fixtures/media';
 import {
 	actionNode,
@@ -12,39 +10,19 @@ import {
 	binaryBytes,
 	nodeError,
 	runWorkflow,
-	startRecordingProxy,
-	type RecordingProxy,
 	type TestCredentials,
 } from './harness';
+import { useEngineSandbox } from './setup';
 
-let sandbox: RunningSandbox;
-let admin: SandboxAdmin;
-let proxy: RecordingProxy;
-let live: TestCredentials;
-let testMode: TestCredentials;
+const env = useEngineSandbox({
+	recordExchanges: true,
+	jobSeconds: 5,
+	allowLocalWebhooks: true,
+	// Setting up a hundred jobs takes more writes than a platinum minute allows.
+	rateLimits: { perTier: { premium: 1000, platinum: 1000 } },
+});
+const { live, testMode } = env;
 const wav = makeWav({ seconds: 2 });
-
-beforeAll(async () => {
-	sandbox = await startSandbox({
-		port: 0,
-		quiet: true,
-		jobSeconds: 5,
-		allowLocalWebhooks: true,
-		// Setting up a hundred jobs takes more writes than a platinum minute allows.
-		rateLimits: { perTier: { premium: 1000, platinum: 1000 } },
-	});
-	admin = new SandboxAdmin(sandbox.baseUrl);
-	proxy = await startRecordingProxy(sandbox.baseUrl);
-	live = { apiKey: sandbox.keys.platinum_live.key, baseUrl: proxy.baseUrl };
-	testMode = { apiKey: sandbox.keys.platinum_test.key, baseUrl: proxy.baseUrl };
-});
-afterAll(async () => {
-	await proxy.close();
-	await sandbox.close();
-});
-beforeEach(() => {
-	proxy.exchanges.length = 0;
-});
 
 /** Direct API calls for setting the scene (not through the node under test). */
 async function api<T>(
@@ -54,7 +32,7 @@ async function api<T>(
 	body: Buffer | object,
 ): Promise<T> {
 	const raw = Buffer.isBuffer(body);
-	const response = await request(`${sandbox.baseUrl}/api/v1${path}`, {
+	const response = await request(`${env.sandbox.baseUrl}/api/v1${path}`, {
 		method,
 		headers: {
 			authorization: `Bearer ${apiKey}`,
@@ -108,7 +86,7 @@ describe('Transcription → Create (createTranscription)', () => {
 			links: { self: `/api/v1/transcriptions/${String(item.json.job_id)}` },
 			http_status: 202,
 		});
-		const [post] = proxy.exchanges;
+		const [post] = env.proxy.exchanges;
 		expect(post.requestJson).toEqual({ upload_id: uploadId });
 		expect(post.requestHeaders['idempotency-key']).toEqual(expect.stringMatching(/^.{1,200}$/));
 	});
@@ -139,7 +117,10 @@ describe('Transcription → Create (createTranscription)', () => {
 			credentials: testMode,
 		});
 		expect(result.error).toBeUndefined();
-		expect(proxy.exchanges[0].requestJson).toEqual({ upload_id: uploadId, ...additionalFields });
+		expect(env.proxy.exchanges[0].requestJson).toEqual({
+			upload_id: uploadId,
+			...additionalFields,
+		});
 		const emptyPrompt = await storedUpload(testMode.apiKey);
 		await runWorkflow({
 			nodes: [
@@ -150,7 +131,7 @@ describe('Transcription → Create (createTranscription)', () => {
 			],
 			credentials: testMode,
 		});
-		expect(proxy.exchanges[1].requestJson).toEqual({
+		expect(env.proxy.exchanges[1].requestJson).toEqual({
 			upload_id: emptyPrompt,
 			translate_to_hebrew: false,
 		});
@@ -167,10 +148,9 @@ describe('Transcription → Create (createTranscription)', () => {
 		const first = (await create({})).output(ACTION_NODE)[0].json;
 		const second = (await create({})).output(ACTION_NODE)[0].json;
 		expect(second.job_id).toBe(first.job_id);
-		expect(proxy.exchanges.map((exchange) => exchange.requestHeaders['idempotency-key'])).toEqual([
-			idempotencyKey,
-			idempotencyKey,
-		]);
+		expect(
+			env.proxy.exchanges.map((exchange) => exchange.requestHeaders['idempotency-key']),
+		).toEqual([idempotencyKey, idempotencyKey]);
 		const mismatch = nodeError(await create({ translate_to_hebrew: true }));
 		expect(mismatch.code).toBe('idempotency_mismatch');
 		expect(mismatch.httpCode).toBe('409');
@@ -193,7 +173,7 @@ describe('Transcription → Create (createTranscription)', () => {
 
 	test('410 upload_slot_expired for a slot older than 30 minutes', async () => {
 		const uploadId = await storedUpload(live.apiKey);
-		await admin.advanceClock(31 * 60);
+		await env.admin.advanceClock(31 * 60);
 		expect((await createError(uploadId)).code).toBe('upload_slot_expired');
 	});
 
@@ -215,7 +195,7 @@ describe('Transcription → Create (createTranscription)', () => {
 	});
 
 	test('403 scope_violation_read_only for a read-only key', async () => {
-		const credentials = { ...live, apiKey: sandbox.keys.read_only_live.key };
+		const credentials = { ...live, apiKey: env.sandbox.keys.read_only_live.key };
 		expect((await createError('upl_any', {}, credentials)).code).toBe('scope_violation_read_only');
 	});
 });
@@ -235,7 +215,7 @@ describe('Transcription → Get (getTranscription)', () => {
 		});
 		expect(second.json).toEqual(first.json);
 		expect(second.pairedItem).toEqual({ item: 1 });
-		const [plain, conditional] = proxy.exchanges;
+		const [plain, conditional] = env.proxy.exchanges;
 		expect(plain.requestHeaders['if-none-match']).toBeUndefined();
 		expect(conditional.requestHeaders['if-none-match']).toBe(plain.responseHeaders.etag);
 		expect(conditional.status).toBe(304);
@@ -245,7 +225,7 @@ describe('Transcription → Get (getTranscription)', () => {
 		const jobId = await job(live.apiKey);
 		const before = await runWorkflow({ nodes: [node('get', { jobId })], credentials: live });
 		expect(before.output(ACTION_NODE)[0].json.status).toBe('queued');
-		await admin.advanceClock(10);
+		await env.admin.advanceClock(10);
 		const after = await runWorkflow({ nodes: [node('get', { jobId })], credentials: live });
 		expect(after.output(ACTION_NODE)[0].json).toMatchObject({
 			status: 'completed',
@@ -267,10 +247,10 @@ describe('Transcription → Get Many (listTranscriptions)', () => {
 	const completedJobs = 103;
 
 	beforeAll(async () => {
-		const key = await admin.createKey({ mode: 'test', tier: 'platinum' });
-		listing = { apiKey: key.key, baseUrl: proxy.baseUrl };
+		const key = await env.admin.createKey({ mode: 'test', tier: 'platinum' });
+		listing = env.credentials(key.key);
 		for (let index = 0; index < completedJobs; index++) await job(key.key);
-		const liveKey = await admin.createKey({ mode: 'live', account_id: key.account_id });
+		const liveKey = await env.admin.createKey({ mode: 'live', account_id: key.account_id });
 		await job(liveKey.key);
 	});
 
@@ -287,7 +267,7 @@ describe('Transcription → Get Many (listTranscriptions)', () => {
 			output.every((item) => item.pairedItem && (item.pairedItem as { item: number }).item === 0),
 		).toBe(true);
 		expect(
-			proxy.exchanges.map((exchange) =>
+			env.proxy.exchanges.map((exchange) =>
 				new URL(exchange.url, 'http://x').searchParams.get('cursor'),
 			),
 		).toEqual([null, '100']);
@@ -299,8 +279,8 @@ describe('Transcription → Get Many (listTranscriptions)', () => {
 			credentials: listing,
 		});
 		expect(result.output(ACTION_NODE)).toHaveLength(7);
-		expect(proxy.exchanges).toHaveLength(1);
-		expect(proxy.exchanges[0].url).toBe('/api/v1/transcriptions?limit=7');
+		expect(env.proxy.exchanges).toHaveLength(1);
+		expect(env.proxy.exchanges[0].url).toBe('/api/v1/transcriptions?limit=7');
 	});
 
 	test('the status filter', async () => {
@@ -360,7 +340,7 @@ describe('Transcription → Download Artifact (getTranscriptionArtifact, …ByEx
 			mime_type: 'application/x-subrip',
 			size_bytes: bytes.length,
 		});
-		expect(proxy.exchanges[0].url).toBe(`/api/v1/transcriptions/${hebrewJob}/artifact.srt`);
+		expect(env.proxy.exchanges[0].url).toBe(`/api/v1/transcriptions/${hebrewJob}/artifact.srt`);
 	});
 
 	test('txt: Hebrew text, text/plain, and on json.text when asked', async () => {
@@ -410,7 +390,7 @@ describe('Transcription → Download Artifact (getTranscriptionArtifact, …ByEx
 			file_name: 'interview.txt',
 		});
 		expect(plain.output(ACTION_NODE)[0].binary?.transcript.mimeType).toBe('text/plain');
-		expect(proxy.exchanges[0].url).toBe(`/api/v1/transcriptions/${plainJob}/artifact`);
+		expect(env.proxy.exchanges[0].url).toBe(`/api/v1/transcriptions/${plainJob}/artifact`);
 		const { item } = await downloaded('job_default');
 		expect(item.json.format).toBe('srt');
 	});
@@ -445,7 +425,7 @@ describe('Transcription → Download Artifact (getTranscriptionArtifact, …ByEx
 		const unknown = await download({ jobId: 'job_unknown', format: 'srt' });
 		expect(nodeError(unknown).code).toBe('job_not_found');
 		const deleted = await job(testMode.apiKey);
-		await admin.deleteArtifact(deleted);
+		await env.admin.deleteArtifact(deleted);
 		expect(nodeError(await download({ jobId: deleted, format: 'srt' })).code).toBe(
 			'artifact_not_found',
 		);

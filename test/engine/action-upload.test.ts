@@ -2,39 +2,13 @@
 import { Container } from '@n8n/di';
 import { unlink } from 'node:fs/promises';
 import { BinaryDataService } from 'n8n-core';
-import { SandboxAdmin } from '../../sandbox/admin-client';
-import { startSandbox, type RunningSandbox } from '../../sandbox/server';
 import { makeWav } from '../fixtures/media';
-import {
-	actionNode,
-	ACTION_NODE,
-	binaryItem,
-	nodeError,
-	runWorkflow,
-	startRecordingProxy,
-	type RecordingProxy,
-	type TestCredentials,
-} from './harness';
+import { actionNode, ACTION_NODE, binaryItem, nodeError, runWorkflow } from './harness';
+import { useEngineSandbox } from './setup';
 
-let sandbox: RunningSandbox;
-let admin: SandboxAdmin;
-let proxy: RecordingProxy;
-let credentials: TestCredentials;
+const env = useEngineSandbox({ recordExchanges: true });
+const { live: credentials } = env;
 const wav = makeWav({ seconds: 1 });
-
-beforeAll(async () => {
-	sandbox = await startSandbox({ port: 0, quiet: true });
-	admin = new SandboxAdmin(sandbox.baseUrl);
-	proxy = await startRecordingProxy(sandbox.baseUrl);
-	credentials = { apiKey: sandbox.keys.platinum_live.key, baseUrl: proxy.baseUrl };
-});
-afterAll(async () => {
-	await proxy.close();
-	await sandbox.close();
-});
-beforeEach(() => {
-	proxy.exchanges.length = 0;
-});
 
 const wavItem = (data: Buffer = wav, fileName = 'interview.wav') =>
 	binaryItem({ data, fileName, mimeType: 'audio/wav' });
@@ -89,7 +63,7 @@ describe('Upload → Create Slot (createUpload)', () => {
 			size_bytes: wav.length,
 		});
 		expect(item.binary?.data.id).toBe(input.binary?.data.id);
-		const sent = proxy.exchanges.find((exchange) => exchange.method === 'POST');
+		const sent = env.proxy.exchanges.find((exchange) => exchange.method === 'POST');
 		expect(sent?.requestHeaders['idempotency-key']).toEqual(expect.stringMatching(/^.{1,200}$/));
 	});
 
@@ -117,7 +91,7 @@ describe('Upload → Create Slot (createUpload)', () => {
 			credentials,
 			input: [await wavItem(), await wavItem()],
 		});
-		const keys = proxy.exchanges.map((exchange) => exchange.requestHeaders['idempotency-key']);
+		const keys = env.proxy.exchanges.map((exchange) => exchange.requestHeaders['idempotency-key']);
 		expect(new Set(keys).size).toBe(2);
 		const [first, second] = generated.output(ACTION_NODE);
 		expect(first.json.upload_id).not.toBe(second.json.upload_id);
@@ -155,13 +129,13 @@ describe('Upload → Create Slot (createUpload)', () => {
 		expect(nodeError(result).message).toBe(
 			'Idempotency Key is 201 characters long; the API accepts 1 to 200',
 		);
-		expect(proxy.exchanges).toHaveLength(0);
+		expect(env.proxy.exchanges).toHaveLength(0);
 	});
 
 	test('403 scope_violation_read_only for a read-only key', async () => {
 		const result = await runWorkflow({
 			nodes: [createSlot()],
-			credentials: { ...credentials, apiKey: sandbox.keys.read_only_live.key },
+			credentials: { ...credentials, apiKey: env.sandbox.keys.read_only_live.key },
 			input: [await wavItem()],
 		});
 		expect(nodeError(result).code).toBe('scope_violation_read_only');
@@ -207,7 +181,7 @@ describe('Upload → Send Media (uploadBinary)', () => {
 		});
 		expect(result.error).toBeUndefined();
 		const [item] = result.output(ACTION_NODE);
-		const put = proxy.exchanges.find((exchange) => exchange.method === 'PUT');
+		const put = env.proxy.exchanges.find((exchange) => exchange.method === 'PUT');
 		expect(put?.requestHeaders['content-length']).toBe(String(wav.length));
 		expect(put?.requestHeaders['content-type']).toBe('application/octet-stream');
 		expect(put?.requestBytes).toBe(wav.length);
@@ -254,7 +228,7 @@ describe('Upload → Send Media (uploadBinary)', () => {
 			`The file in "data" is ${wav.length} bytes but the slot was declared with 100 bytes`,
 		);
 		expect(error.code).toBe('upload_size_mismatch');
-		expect(proxy.exchanges.filter((exchange) => exchange.method === 'PUT')).toHaveLength(0);
+		expect(env.proxy.exchanges.filter((exchange) => exchange.method === 'PUT')).toHaveLength(0);
 	});
 
 	test('an input binary that can no longer be read is a local error naming it, not a network failure', async () => {
@@ -269,7 +243,7 @@ describe('Upload → Send Media (uploadBinary)', () => {
 		const error = nodeError(result);
 		expect(error.message).toBe('Could not read the input binary to upload: File not found');
 		expect(error.code).not.toBe('network_error');
-		expect(proxy.exchanges.filter((exchange) => exchange.method === 'PUT')).toHaveLength(0);
+		expect(env.proxy.exchanges.filter((exchange) => exchange.method === 'PUT')).toHaveLength(0);
 	});
 
 	test('400 upload_size_mismatch from the service when no declared size is known to the node', async () => {
@@ -322,7 +296,7 @@ describe('Upload → Send Media (uploadBinary)', () => {
 
 	test('410 upload_slot_expired after 30 minutes', async () => {
 		const slot = await slotFor(wav.length);
-		await admin.advanceClock(31 * 60);
+		await env.admin.advanceClock(31 * 60);
 		const result = await runWorkflow({
 			nodes: [sendMedia({ upload: slot.upload_id })],
 			credentials,
@@ -334,7 +308,7 @@ describe('Upload → Send Media (uploadBinary)', () => {
 	test('403 plan_downgraded_api_revoked for an account without API access', async () => {
 		const result = await runWorkflow({
 			nodes: [sendMedia({ upload: 'upl_any' })],
-			credentials: { ...credentials, apiKey: sandbox.keys.no_api_access_live.key },
+			credentials: { ...credentials, apiKey: env.sandbox.keys.no_api_access_live.key },
 			input: [await wavItem()],
 		});
 		expect(nodeError(result).code).toBe('plan_downgraded_api_revoked');

@@ -6,13 +6,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 
 import type { PublicTranscriptionWebhookEvent } from '../../src/api';
-import {
-	actionNode,
-	ACTION_NODE,
-	cleanupBinaryData,
-	runWorkflow,
-	type TestCredentials,
-} from './harness';
+import { actionNode, ACTION_NODE, runWorkflow, type TestCredentials } from './harness';
 import { TriggerUnderTest } from './webhook-harness';
 import { buildSignedDelivery } from '../../src/service';
 
@@ -59,10 +53,9 @@ beforeAll(async () => {
 		signingSecret: SIGNING_SECRET,
 	};
 });
-afterAll(async () => {
+afterAll(() => {
 	service.closeAllConnections();
 	service.close();
-	await cleanupBinaryData();
 });
 
 /** [short label for the test title, name sent, name expected]. */

@@ -5,8 +5,6 @@ import { once } from 'node:events';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 
-import { SandboxAdmin } from '../../sandbox/admin-client';
-import { startSandbox, type RunningSandbox } from '../../sandbox/server';
 import type { PublicTranscriptionWebhookEvent } from '../../src/api';
 import { buildSignedDelivery } from '../../src/service';
 import { makeWav } from '../fixtures/media';
@@ -16,39 +14,19 @@ import {
 	binaryItem,
 	nodeError,
 	runWorkflow,
-	startRecordingProxy,
-	type RecordingProxy,
 	type TestCredentials,
 } from './harness';
+import { useEngineSandbox } from './setup';
 import { TriggerUnderTest } from './webhook-harness';
 
-let sandbox: RunningSandbox;
-let admin: SandboxAdmin;
-let proxy: RecordingProxy;
+const env = useEngineSandbox({ jobSeconds: 1, recordExchanges: true });
 const wav = makeWav({ seconds: 1 });
 
-beforeAll(async () => {
-	sandbox = await startSandbox({ port: 0, quiet: true, jobSeconds: 1 });
-	admin = new SandboxAdmin(sandbox.baseUrl);
-	proxy = await startRecordingProxy(sandbox.baseUrl);
-});
-afterAll(async () => {
-	await proxy.close();
-	await sandbox.close();
-});
-beforeEach(() => {
-	proxy.exchanges.length = 0;
-});
-afterEach(async () => {
-	await admin.clearFaults();
-});
-
 async function freshAccount(mode: 'live' | 'test' = 'test') {
-	const key = await admin.createKey({ mode, tier: 'platinum' });
+	const key = await env.admin.createKey({ mode, tier: 'platinum' });
 	if (!key.signing_secret) throw new Error('the sandbox gave the account no signing secret');
 	const credentials: TestCredentials = {
-		apiKey: key.key,
-		baseUrl: proxy.baseUrl,
+		...env.credentials(key.key),
 		signingSecret: key.signing_secret,
 	};
 	return { accountId: key.account_id, credentials, signingSecret: key.signing_secret };
@@ -92,7 +70,7 @@ describe('ids with dot segments or separators are refused before any request', (
 			const error = nodeError(await runWorkflow({ nodes: [actionNode(parameters)], credentials }));
 			expect(error.code).toBe('invalid_id');
 			expect(error.message).toBe(`The parameter "${parameter}" is not a valid id: ${problem}`);
-			expect(proxy.exchanges).toHaveLength(0);
+			expect(env.proxy.exchanges).toHaveLength(0);
 		},
 	);
 
@@ -118,7 +96,7 @@ describe('ids with dot segments or separators are refused before any request', (
 		);
 		expect(error.code).toBe('invalid_id');
 		expect(error.message).toBe(`The parameter "Upload" is not a valid id: ${problem}`);
-		expect(proxy.exchanges).toHaveLength(0);
+		expect(env.proxy.exchanges).toHaveLength(0);
 	});
 
 	it('the trigger emits a signed event whose job_id is ".." but fetches nothing for it', async () => {
@@ -136,8 +114,8 @@ describe('ids with dot segments or separators are refused before any request', (
 				status: 'completed',
 				created_at: new Date().toISOString(),
 				links: {
-					self: `${proxy.baseUrl}/api/v1/transcriptions/..`,
-					artifact: `${proxy.baseUrl}/api/v1/artifact.srt`,
+					self: `${env.proxy.baseUrl}/api/v1/transcriptions/..`,
+					artifact: `${env.proxy.baseUrl}/api/v1/artifact.srt`,
 				},
 			};
 			const signed = buildSignedDelivery({
@@ -157,7 +135,7 @@ describe('ids with dot segments or separators are refused before any request', (
 				message: 'The event\'s job_id is not a valid id: ".." is a path segment, not an id',
 			});
 			expect(item.binary).toBeUndefined();
-			expect(proxy.exchanges).toHaveLength(0);
+			expect(env.proxy.exchanges).toHaveLength(0);
 		} finally {
 			await trigger.close();
 		}
@@ -179,7 +157,7 @@ describe("n8n's Retry On Fail never writes twice", () => {
 	it('a job committed before the node failed is replayed on the retry: 1 slot, 1 job, 2 keys', async () => {
 		const { accountId, credentials } = await freshAccount('live');
 		// Every answer to POST /transcriptions is lost on the first run (5 attempts), though the job is committed.
-		await admin.setFaults({
+		await env.admin.setFaults({
 			rules: [{ route: 'createTranscription', kind: 'drop_after_commit', count: 5 }],
 		});
 		const result = await runWorkflow({
@@ -190,10 +168,10 @@ describe("n8n's Retry On Fail never writes twice", () => {
 		expect(result.error).toBeUndefined();
 		const [item] = result.output(ACTION_NODE);
 		expect(item.json.status).toBe('completed');
-		const records = await admin.records(accountId);
+		const records = await env.admin.records(accountId);
 		expect(records.uploads).toHaveLength(1);
 		expect(records.jobs).toHaveLength(1);
-		const posts = proxy.exchanges.filter((exchange) => exchange.method === 'POST');
+		const posts = env.proxy.exchanges.filter((exchange) => exchange.method === 'POST');
 		const keys = new Set(posts.map((post) => post.requestHeaders['idempotency-key']));
 		expect(posts.filter((post) => post.url.endsWith('/transcriptions'))).toHaveLength(6);
 		expect(keys.size).toBe(2);
@@ -204,7 +182,7 @@ describe("n8n's Retry On Fail never writes twice", () => {
 		const input = [await binaryItem({ data: wav, fileName: 'twice.wav', mimeType: 'audio/wav' })];
 		await runWorkflow({ nodes: [transcribe(false)], credentials, input });
 		await runWorkflow({ nodes: [transcribe(false)], credentials, input });
-		const records = await admin.records(accountId);
+		const records = await env.admin.records(accountId);
 		expect(records.uploads).toHaveLength(2);
 		expect(records.jobs).toHaveLength(2);
 	});
@@ -213,7 +191,7 @@ describe("n8n's Retry On Fail never writes twice", () => {
 describe('Send Test Event is not repeated blindly', () => {
 	it('against a 503 it is sent once and the item says why it was not repeated', async () => {
 		const { credentials } = await freshAccount();
-		await admin.setFaults({ rules: [{ route: 'testWebhook', kind: '503' }] });
+		await env.admin.setFaults({ rules: [{ route: 'testWebhook', kind: '503' }] });
 		const error = nodeError(
 			await runWorkflow({
 				nodes: [
@@ -231,7 +209,7 @@ describe('Send Test Event is not repeated blindly', () => {
 		expect(error.message).toMatch(
 			/\(not repeated: the call is not idempotent and the service may have acted on it\)$/,
 		);
-		expect(proxy.exchanges.filter((exchange) => exchange.method === 'POST')).toHaveLength(1);
+		expect(env.proxy.exchanges.filter((exchange) => exchange.method === 'POST')).toHaveLength(1);
 	});
 });
 
@@ -302,7 +280,10 @@ describe('signing secrets pasted with surrounding whitespace', () => {
 				job_id: 'job_whitespace',
 				status: 'failed',
 				created_at: new Date().toISOString(),
-				links: { self: `${proxy.baseUrl}/api/v1/transcriptions/job_whitespace`, artifact: null },
+				links: {
+					self: `${env.proxy.baseUrl}/api/v1/transcriptions/job_whitespace`,
+					artifact: null,
+				},
 			};
 			const signed = buildSignedDelivery({
 				secret: signingSecret,

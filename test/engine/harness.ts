@@ -37,7 +37,9 @@ import type {
 	IWorkflowBase,
 	IWorkflowExecuteAdditionalData,
 } from 'n8n-workflow';
-import { createDeferredPromise, ICredentialsHelper, NodeHelpers, Workflow } from 'n8n-workflow';
+import { ICredentialsHelper, NodeHelpers, Workflow } from 'n8n-workflow';
+
+import { describeStaleBuild, staleBuildReasons } from './build-freshness';
 
 export const PACKAGE_DIR = path.resolve(__dirname, '../..');
 export const PACKAGE_NAME = 'n8n-nodes-transcription-service';
@@ -49,9 +51,14 @@ export function nodeType(name: string): string {
 
 let loaderPromise: Promise<LazyPackageDirectoryLoader> | undefined;
 
-/** Loads dist/ through n8n's package loader (run `npm run build` first). */
+/** Loads dist/ through n8n's package loader; refuses a dist/ older than its sources (run `npm run build`). */
 export function loadPackage(): Promise<LazyPackageDirectoryLoader> {
 	loaderPromise ??= (async () => {
+		const stale = staleBuildReasons(PACKAGE_DIR);
+		if (stale.length > 0)
+			throw new Error(
+				`dist/ does not match the sources, so the built package would be stale code (${describeStaleBuild(stale)}): run npm run build`,
+			);
 		const loader = new LazyPackageDirectoryLoader(PACKAGE_DIR);
 		await loader.loadAll();
 		return loader;
@@ -96,6 +103,16 @@ export class FixtureCredentialsHelper extends ICredentialsHelper {
 
 	getParentTypes(): string[] {
 		return [];
+	}
+
+	/** n8n's rule (asked by n8n-core 2.41+ before a node gets credentials): a type restricted to its supported nodes. */
+	isCredentialUsableByNode(typeName: string, nodeType: string): boolean {
+		const type = this.credentialType(typeName) as ICredentialType & {
+			restrictToSupportedNodes?: boolean;
+			supportedNodes?: string[];
+		};
+		if (!type.restrictToSupportedNodes) return true;
+		return (type.supportedNodes ?? []).includes(nodeType);
 	}
 
 	async authenticate(
@@ -321,8 +338,10 @@ export async function executeInEngine(execution: EngineExecution): Promise<IRun>
 	});
 
 	const hooks = new ExecutionLifecycleHooks('manual', executionId, workflowData);
-	const finished = createDeferredPromise<IRun>();
-	hooks.addHandler('workflowExecuteAfter', (run) => finished.resolve(run));
+	// A plain promise: n8n-workflow's createDeferredPromise is gone in newer releases (2.41).
+	const finished = new Promise<IRun>((resolve) => {
+		hooks.addHandler('workflowExecuteAfter', (run) => resolve(run));
+	});
 
 	const additionalData = engineAdditionalData({
 		executionId,
@@ -362,7 +381,7 @@ export async function executeInEngine(execution: EngineExecution): Promise<IRun>
 	timer?.unref();
 	await running.catch(() => undefined);
 	clearTimeout(timer);
-	return await finished.promise;
+	return await finished;
 }
 
 /** An input item whose binary lives in n8n's filesystem binary store, as an uploaded file would. */
@@ -404,8 +423,13 @@ export function shutdownEngine(): void {
 	Container.get(SSHClientsManager).onShutdown();
 }
 
-// Every test file that runs workflows ends with the engine shut down.
-if (typeof afterAll === 'function') afterAll(shutdownEngine);
+// Every test file that loads the harness ends with its binary store removed and the engine shut down.
+if (typeof afterAll === 'function') {
+	afterAll(async () => {
+		await cleanupBinaryData();
+		shutdownEngine();
+	});
+}
 
 /** One request as it passed between the node and the service. */
 export interface Exchange {

@@ -3,7 +3,7 @@
 import type { INodeExecutionData, INodeParameters } from 'n8n-workflow';
 
 import { SandboxAdmin } from '../../sandbox/admin-client';
-import { startSandbox, type RunningSandbox } from '../../sandbox/server';
+import { startSandbox } from '../../sandbox/server';
 import type { PublicTranscriptionWebhookEvent } from '../../src/api';
 import { buildSignedDelivery } from '../../src/service';
 import { makeWav } from '../fixtures/media';
@@ -13,38 +13,22 @@ import {
 	binaryBytes,
 	binaryItem,
 	runWorkflow,
-	startRecordingProxy,
-	type RecordingProxy,
 	type TestCredentials,
 } from './harness';
+import { useEngineSandbox } from './setup';
 import { PausedRun } from './waiting-harness';
 
-let sandbox: RunningSandbox;
-let admin: SandboxAdmin;
-let proxy: RecordingProxy;
+const env = useEngineSandbox({ jobSeconds: 2, allowLocalWebhooks: true, recordExchanges: true });
 const runs: PausedRun[] = [];
 
-beforeAll(async () => {
-	sandbox = await startSandbox({ port: 0, quiet: true, jobSeconds: 2, allowLocalWebhooks: true });
-	admin = new SandboxAdmin(sandbox.baseUrl);
-	proxy = await startRecordingProxy(sandbox.baseUrl);
-});
-afterAll(async () => {
-	await proxy.close();
-	await sandbox.close();
-});
-beforeEach(() => {
-	proxy.exchanges.length = 0;
-});
 afterEach(async () => {
-	await admin.clearFaults();
 	await Promise.all(runs.splice(0).map(async (run) => await run.close()));
 });
 
 async function freshAccount(mode: 'live' | 'test' = 'live') {
-	const key = await admin.createKey({ mode, tier: 'platinum' });
+	const key = await env.admin.createKey({ mode, tier: 'platinum' });
 	const signingSecret = key.signing_secret as string;
-	const credentials: TestCredentials = { apiKey: key.key, baseUrl: proxy.baseUrl, signingSecret };
+	const credentials: TestCredentials = { ...env.credentials(key.key), signingSecret };
 	return { accountId: key.account_id, credentials, signingSecret };
 }
 
@@ -75,7 +59,7 @@ async function pause(options: Parameters<typeof PausedRun.start>[0]): Promise<Pa
 
 /** GET /transcriptions/{id}: a status request (artifact downloads and lists are not). */
 const statusRequests = () =>
-	proxy.exchanges.filter(
+	env.proxy.exchanges.filter(
 		(exchange) => exchange.method === 'GET' && /\/transcriptions\/[^/?]+(\?|$)/.test(exchange.url),
 	);
 
@@ -123,7 +107,7 @@ describe('pausing: jobs created with the resume URL, the execution saved waiting
 		});
 		expect(run.status).toBe('waiting');
 		expect(run.waitTill!.getTime()).toBeGreaterThan(Date.now() + 590_000);
-		const creates = proxy.exchanges.filter(
+		const creates = env.proxy.exchanges.filter(
 			(exchange) => exchange.method === 'POST' && exchange.url.endsWith('/transcriptions'),
 		);
 		expect(
@@ -223,14 +207,14 @@ describe('what reaches the resume URL', () => {
 
 	it('resumes once when every event arrives twice', async () => {
 		const { credentials } = await freshAccount();
-		await admin.setFaults({ webhooks: { duplicateProbability: 1 } });
+		await env.admin.setFaults({ webhooks: { duplicateProbability: 1 } });
 		const run = await pause({
 			parameters: transcribe('pauseUntilWebhook'),
 			input: await mediaItems(FILES.slice(0, 2)),
 			credentials,
 		});
 		await within(run.finished());
-		await admin.webhookDeliveries({ waitIdle: true });
+		await env.admin.webhookDeliveries({ waitIdle: true });
 		expect(run.errors).toEqual([]);
 		expect(run.calls.filter((call) => call.resumed)).toHaveLength(1);
 		expect(run.calls.length).toBeGreaterThanOrEqual(3);
@@ -286,7 +270,7 @@ describe('when the wait runs out', () => {
 			expect(item.pairedItem).toEqual({ item: index });
 		}
 		// Events that arrive later meet a finished execution.
-		await admin.webhookDeliveries({ waitIdle: true });
+		await env.admin.webhookDeliveries({ waitIdle: true });
 		await new Promise((resolve) => setTimeout(resolve, 3000));
 		expect(run.calls.every((call) => call.status === 409 && !call.resumed)).toBe(true);
 	});
@@ -314,7 +298,7 @@ describe('a job that ended before the execution was saved waiting', () => {
 	it('is checked once before pausing, since n8n refused its event (409, "running") and the service does not repeat a 409', async () => {
 		const { credentials } = await freshAccount();
 		// Each upload takes 3.5 s: the first job (2 s) ends while the second item is still uploading.
-		await admin.setFaults({
+		await env.admin.setFaults({
 			rules: [{ route: 'uploadBinary', kind: 'latency', latency_ms: 3500 }],
 		});
 		const run = await pause({
@@ -357,7 +341,7 @@ describe('where it cannot work, it says so before starting a job', () => {
 			'signing_secret_missing',
 			'signing_secret_missing',
 		]);
-		const records = await admin.records(accountId);
+		const records = await env.admin.records(accountId);
 		expect(records.uploads).toHaveLength(0);
 		expect(records.jobs).toHaveLength(0);
 	});
@@ -377,7 +361,7 @@ describe('where it cannot work, it says so before starting a job', () => {
 			),
 			description: expect.stringMatching(/WEBHOOK_URL.*Wait Mode: Poll\. No job was started\.$/),
 		});
-		expect(proxy.exchanges).toHaveLength(0);
+		expect(env.proxy.exchanges).toHaveLength(0);
 	});
 
 	it('the service refuses the resume URL: its error code, what to do, and no job', async () => {
@@ -428,6 +412,6 @@ describe('where it cannot work, it says so before starting a job', () => {
 			code: 'invalid_parameter',
 			message: 'Webhook URL cannot be set in Pause Until Webhook mode',
 		});
-		expect((await admin.records(accountId)).uploads).toHaveLength(0);
+		expect((await env.admin.records(accountId)).uploads).toHaveLength(0);
 	});
 });

@@ -1,40 +1,30 @@
 // The trigger's webhookMethods (checkExists, create, delete) in n8n-core's HookContext, as n8n runs them when a
 // workflow is activated or deactivated, with Verify on Activation going to the sandbox's POST /webhooks/test.
-import { SandboxAdmin } from '../../sandbox/admin-client';
-import { startSandbox, type RunningSandbox } from '../../sandbox/server';
-import { cleanupBinaryData } from './harness';
+import { startSandbox } from '../../sandbox/server';
+import { useEngineSandbox } from './setup';
 import { TriggerUnderTest, type TriggerSetup } from './webhook-harness';
 
-let sandbox: RunningSandbox;
-let admin: SandboxAdmin;
+const env = useEngineSandbox({ allowLocalWebhooks: true });
 let trigger: TriggerUnderTest;
 
-beforeAll(async () => {
-	sandbox = await startSandbox({ port: 0, quiet: true, allowLocalWebhooks: true });
-	admin = new SandboxAdmin(sandbox.baseUrl);
-});
 afterEach(async () => await trigger.close());
-afterAll(async () => {
-	await sandbox.close();
-	await cleanupBinaryData();
-});
 
 function setup(
 	options: { verifyOnActivation?: boolean; signingSecret?: string; baseUrl?: string } = {},
 ): TriggerSetup {
-	const account = sandbox.keys.platinum_live;
+	const account = env.sandbox.keys.platinum_live;
 	return {
 		parameters: options.verifyOnActivation ? { options: { verifyOnActivation: true } } : {},
 		credentials: {
 			apiKey: account.key,
-			baseUrl: options.baseUrl ?? sandbox.baseUrl,
+			baseUrl: options.baseUrl ?? env.sandbox.baseUrl,
 			signingSecret: options.signingSecret ?? account.signing_secret,
 		},
 	};
 }
 
 async function testDeliveriesTo(url: string) {
-	return (await admin.webhookDeliveries({ waitIdle: true })).filter(
+	return (await env.admin.webhookDeliveries({ waitIdle: true })).filter(
 		(record) => record.kind === 'test' && record.url === url,
 	);
 }
@@ -81,7 +71,10 @@ describe('activating the trigger', () => {
 
 	it("with Verify on Activation, fails with the service's reason when its own check refuses the test event", async () => {
 		trigger = await TriggerUnderTest.start(
-			setup({ verifyOnActivation: true, signingSecret: sandbox.keys.premium_live.signing_secret }),
+			setup({
+				verifyOnActivation: true,
+				signingSecret: env.sandbox.keys.premium_live.signing_secret,
+			}),
 		);
 
 		const activation = trigger.activate();

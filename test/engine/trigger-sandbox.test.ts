@@ -1,47 +1,30 @@
 // The sandbox delivers real signed events to the trigger's Production URL (a loopback server with n8n's request
 // handling around the built node's webhook()), and each started execution runs through n8n-core's WorkflowExecute.
 import { resolveLink } from '../../src/api';
-import { SandboxAdmin } from '../../sandbox/admin-client';
 import { REORDER_HOLD_SECONDS } from '../../sandbox/webhooks';
-import { startSandbox, type RunningSandbox } from '../../sandbox/server';
 import { makeWav } from '../fixtures/media';
-import { binaryBytes, cleanupBinaryData } from './harness';
+import { binaryBytes } from './harness';
+import { useEngineSandbox } from './setup';
 import { TriggerUnderTest, type TriggerSetup, type WebhookCall } from './webhook-harness';
 
 const JOB_SECONDS = 2;
 
-let sandbox: RunningSandbox;
-let admin: SandboxAdmin;
+const env = useEngineSandbox({ allowLocalWebhooks: true, jobSeconds: JOB_SECONDS, seed: 7 });
 let trigger: TriggerUnderTest | undefined;
 
-beforeAll(async () => {
-	sandbox = await startSandbox({
-		port: 0,
-		quiet: true,
-		allowLocalWebhooks: true,
-		jobSeconds: JOB_SECONDS,
-		seed: 7,
-	});
-	admin = new SandboxAdmin(sandbox.baseUrl);
-});
 afterEach(async () => {
-	await admin.clearFaults();
 	await trigger?.close();
 	trigger = undefined;
 });
-afterAll(async () => {
-	await sandbox.close();
-	await cleanupBinaryData();
-});
 
 function platinum(overrides: Partial<TriggerSetup> = {}): TriggerSetup {
-	const account = sandbox.keys.platinum_live;
+	const account = env.sandbox.keys.platinum_live;
 	return {
 		runExecutions: true,
 		...overrides,
 		credentials: {
 			apiKey: account.key,
-			baseUrl: sandbox.baseUrl,
+			baseUrl: env.sandbox.baseUrl,
 			signingSecret: account.signing_secret,
 			...overrides.credentials,
 		},
@@ -52,10 +35,10 @@ async function api<T>(
 	path: string,
 	init: { method: string; body?: unknown; raw?: Buffer },
 ): Promise<{ status: number; body: T }> {
-	const response = await fetch(resolveLink(sandbox.baseUrl, path), {
+	const response = await fetch(resolveLink(env.sandbox.baseUrl, path), {
 		method: init.method,
 		headers: {
-			Authorization: `Bearer ${sandbox.keys.platinum_live.key}`,
+			Authorization: `Bearer ${env.sandbox.keys.platinum_live.key}`,
 			'Content-Type': init.raw ? 'application/octet-stream' : 'application/json',
 		},
 		body: init.raw ?? (init.body === undefined ? undefined : JSON.stringify(init.body)),
@@ -80,7 +63,7 @@ async function createLiveJob(webhookUrl: string): Promise<string> {
 }
 
 async function completeJobs(): Promise<void> {
-	await admin.advanceClock(JOB_SECONDS + 1);
+	await env.admin.advanceClock(JOB_SECONDS + 1);
 }
 
 function startedExecutions(calls: WebhookCall[]): WebhookCall[] {
@@ -94,7 +77,7 @@ describe("the trigger receiving the sandbox's signed deliveries", () => {
 		const delivered = trigger.nextCalls(1);
 		await completeJobs();
 		const [call] = await delivered;
-		await admin.webhookDeliveries({ waitIdle: true });
+		await env.admin.webhookDeliveries({ waitIdle: true });
 
 		expect(call.status).toBe(200);
 		expect(call.response).toEqual({ received: true });
@@ -108,7 +91,7 @@ describe("the trigger receiving the sandbox's signed deliveries", () => {
 		});
 		expect(typeof item.json.received_at).toBe('string');
 		expect(item.binary).toBeUndefined();
-		const records = (await admin.webhookDeliveries()).filter((record) =>
+		const records = (await env.admin.webhookDeliveries()).filter((record) =>
 			record.body.includes(jobId),
 		);
 		expect(records.map((record) => record.status_code)).toEqual([200]);
@@ -138,9 +121,12 @@ describe("the trigger receiving the sandbox's signed deliveries", () => {
 		expect(transcript.mimeType).toBe(
 			'application/vnd.openxmlformats-officedocument.wordprocessingml.document',
 		);
-		const direct = await fetch(`${sandbox.baseUrl}/api/v1/transcriptions/${jobId}/artifact.docx`, {
-			headers: { Authorization: `Bearer ${sandbox.keys.platinum_live.key}` },
-		});
+		const direct = await fetch(
+			`${env.sandbox.baseUrl}/api/v1/transcriptions/${jobId}/artifact.docx`,
+			{
+				headers: { Authorization: `Bearer ${env.sandbox.keys.platinum_live.key}` },
+			},
+		);
 		expect((await binaryBytes(transcript)).equals(Buffer.from(await direct.arrayBuffer()))).toBe(
 			true,
 		);
@@ -150,7 +136,7 @@ describe("the trigger receiving the sandbox's signed deliveries", () => {
 		trigger = await TriggerUnderTest.start(
 			platinum({
 				parameters: { downloadArtifact: true, artifactFormat: 'srt' },
-				credentials: { apiKey: sandbox.keys.revoked_live.key, baseUrl: sandbox.baseUrl },
+				credentials: { apiKey: env.sandbox.keys.revoked_live.key, baseUrl: env.sandbox.baseUrl },
 			}),
 		);
 		const jobId = await createLiveJob(trigger.productionUrl);
@@ -173,9 +159,9 @@ describe("the trigger receiving the sandbox's signed deliveries", () => {
 		trigger = await TriggerUnderTest.start(platinum({ parameters: { downloadArtifact: true } }));
 		const jobId = await createLiveJob(trigger.productionUrl);
 		const delivered = trigger.nextCalls(1);
-		await admin.failJob(jobId);
+		await env.admin.failJob(jobId);
 		const [call] = await delivered;
-		await admin.webhookDeliveries({ waitIdle: true });
+		await env.admin.webhookDeliveries({ waitIdle: true });
 
 		expect(call.status).toBe(200);
 		expect(startedExecutions(trigger.calls)).toHaveLength(1);
@@ -192,7 +178,7 @@ describe("the trigger receiving the sandbox's signed deliveries", () => {
 
 	it('starts one execution for an event the sandbox delivers twice (duplicate fault)', async () => {
 		trigger = await TriggerUnderTest.start(platinum());
-		await admin.setFaults({ seed: 11, webhooks: { duplicateProbability: 1 } });
+		await env.admin.setFaults({ seed: 11, webhooks: { duplicateProbability: 1 } });
 		const jobId = await createLiveJob(trigger.productionUrl);
 		const delivered = trigger.nextCalls(2);
 		await completeJobs();
@@ -202,7 +188,7 @@ describe("the trigger receiving the sandbox's signed deliveries", () => {
 		expect(second.status).toBe(200);
 		expect(second.response).toEqual({ received: true, ignored: 'duplicate event_id' });
 		expect(startedExecutions(trigger.calls)).toHaveLength(1);
-		const records = (await admin.webhookDeliveries({ waitIdle: true })).filter((record) =>
+		const records = (await env.admin.webhookDeliveries({ waitIdle: true })).filter((record) =>
 			record.body.includes(jobId),
 		);
 		expect(records).toHaveLength(2);
@@ -211,14 +197,14 @@ describe("the trigger receiving the sandbox's signed deliveries", () => {
 
 	it('starts one execution per event when the sandbox delivers them out of order (reorder fault)', async () => {
 		trigger = await TriggerUnderTest.start(platinum());
-		await admin.setFaults({ seed: 5, webhooks: { reorderProbability: 1 } });
+		await env.admin.setFaults({ seed: 5, webhooks: { reorderProbability: 1 } });
 		const jobIds = [
 			await createLiveJob(trigger.productionUrl),
 			await createLiveJob(trigger.productionUrl),
 		];
 		const delivered = trigger.nextCalls(2);
 		await completeJobs();
-		await admin.advanceClock(REORDER_HOLD_SECONDS + 1);
+		await env.admin.advanceClock(REORDER_HOLD_SECONDS + 1);
 		const calls = await delivered;
 
 		expect(calls.map((call) => call.response)).toEqual([{ received: true }, { received: true }]);
@@ -270,7 +256,7 @@ describe("the trigger receiving the sandbox's signed deliveries", () => {
 			platinum({
 				credentials: {
 					...platinum().credentials,
-					signingSecret: sandbox.keys.premium_live.signing_secret,
+					signingSecret: env.sandbox.keys.premium_live.signing_secret,
 				},
 			}),
 		);

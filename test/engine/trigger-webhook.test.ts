@@ -3,7 +3,7 @@
 // (to each vector's receiver clock): the signatures are fixed, so the clock has to be.
 import type { INodeParameters } from 'n8n-workflow';
 
-import { cleanupBinaryData } from './harness';
+import { canonicalJson, signPayload } from '../../src/service';
 import {
 	loadTriggerVectors,
 	TriggerUnderTest,
@@ -12,7 +12,6 @@ import {
 	type TriggerVector,
 	type WebhookCall,
 } from './webhook-harness';
-import { canonicalJson, signPayload } from '../../src/service';
 
 const vectors = loadTriggerVectors();
 const ALL_BUT_DATE = [
@@ -50,7 +49,6 @@ function startedExecutions(calls: WebhookCall[]): WebhookCall[] {
 }
 
 afterEach(() => jest.useRealTimers());
-afterAll(async () => await cleanupBinaryData());
 
 describe('webhook() over HTTP with the Python-signed deliveries', () => {
 	describe.each(vectors.map((vector) => [vector.name, vector] as const))('%s', (_name, vector) => {

@@ -33,7 +33,7 @@ import {
 	PackageNodeTypes,
 	type TestCredentials,
 } from './harness';
-import { parseBody, rawBodyReader } from './webhook-harness';
+import { loadParseIncomingMessage, parseBody, rawBodyReader } from './webhook-harness';
 
 export const PAUSING_NODE = 'Transcribe';
 const WORKFLOW_ID = 'paused-engine-workflow';
@@ -106,7 +106,7 @@ export class PausedRun {
 			server,
 			origin,
 		);
-		app.use(rawBodyReader);
+		app.use(rawBodyReader(await loadParseIncomingMessage()));
 		app.post('/webhook-waiting/:executionId', (req, res) => void run.serve(req, res));
 		run.firstRun = await run.execute();
 		run.settle(run.firstRun);

@@ -8,12 +8,8 @@ import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import express, { type Request, type Response } from 'express';
-import {
-	HookContext,
-	parseIncomingMessage,
-	WebhookContext,
-	type LazyPackageDirectoryLoader,
-} from 'n8n-core';
+import * as n8nCore from 'n8n-core';
+import { HookContext, WebhookContext, type LazyPackageDirectoryLoader } from 'n8n-core';
 import type {
 	IDataObject,
 	INode,
@@ -124,7 +120,7 @@ export class TriggerUnderTest {
 		await once(server, 'listening');
 		const origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
 		const trigger = new TriggerUnderTest(loader, setup, server, origin);
-		app.use(rawBodyReader);
+		app.use(rawBodyReader(await loadParseIncomingMessage()));
 		app.post(
 			`/webhook/${WEBHOOK_ID}/webhook`,
 			(req, res) => void trigger.handle(req, res, 'webhook'),
@@ -368,30 +364,49 @@ export class TriggerUnderTest {
 
 // ---- n8n's request plumbing, as packages/cli/src/middlewares/body-parser.ts does it ----
 
-/** n8n's rawBodyReader: `readRawBody()` fills `rawBody` with the bytes as received (16 MiB limit). */
-export function rawBodyReader(req: Request, res: Response, next: () => void): void {
-	parseIncomingMessage(req);
-	req.readRawBody = async () => {
-		if (req.rawBody) return;
-		const chunks: Buffer[] = [];
-		let size = 0;
-		for await (const chunk of req) {
-			size += (chunk as Buffer).length;
-			if (size > N8N_PAYLOAD_SIZE_MAX)
-				throw Object.assign(new Error('request entity too large'), { status: 413 });
-			chunks.push(chunk as Buffer);
-		}
-		req.rawBody = Buffer.concat(chunks);
-		req._body = true;
-	};
-	// Remember what was sent so a test can read the node's answer as n8n's client received it.
-	const json = res.json.bind(res);
-	res.json = (body: unknown) => {
-		(res as Response & { sentBody?: unknown }).sentBody = body;
-		return json(body);
-	};
-	next();
+type ParseIncomingMessage = (message: Request) => void;
+
+/**
+ * n8n's own parseIncomingMessage (content type, charset, disposition onto the request): exported by n8n-core up to
+ * 2.3x, by @n8n/backend-network (a dependency of n8n-core) in newer releases such as 2.41.
+ */
+export async function loadParseIncomingMessage(): Promise<ParseIncomingMessage> {
+	const fromCore = (n8nCore as { parseIncomingMessage?: ParseIncomingMessage })
+		.parseIncomingMessage;
+	if (fromCore) return fromCore;
+	const network = (await import(
+		require.resolve('@n8n/backend-network', { paths: [require.resolve('n8n-core')] })
+	)) as { parseIncomingMessage?: ParseIncomingMessage };
+	if (!network.parseIncomingMessage)
+		throw new Error('Neither n8n-core nor @n8n/backend-network exports parseIncomingMessage');
+	return network.parseIncomingMessage;
 }
+
+/** n8n's rawBodyReader: `readRawBody()` fills `rawBody` with the bytes as received (16 MiB limit). */
+export const rawBodyReader = (parseIncomingMessage: ParseIncomingMessage) =>
+	function rawBodyReader(req: Request, res: Response, next: () => void): void {
+		parseIncomingMessage(req);
+		req.readRawBody = async () => {
+			if (req.rawBody) return;
+			const chunks: Buffer[] = [];
+			let size = 0;
+			for await (const chunk of req) {
+				size += (chunk as Buffer).length;
+				if (size > N8N_PAYLOAD_SIZE_MAX)
+					throw Object.assign(new Error('request entity too large'), { status: 413 });
+				chunks.push(chunk as Buffer);
+			}
+			req.rawBody = Buffer.concat(chunks);
+			req._body = true;
+		};
+		// Remember what was sent so a test can read the node's answer as n8n's client received it.
+		const json = res.json.bind(res);
+		res.json = (body: unknown) => {
+			(res as Response & { sentBody?: unknown }).sentBody = body;
+			return json(body);
+		};
+		next();
+	};
 
 /** n8n's parseBody for the content types the service could send; JSON that does not parse throws. */
 export async function parseBody(req: Request): Promise<void> {

@@ -7,7 +7,7 @@ import type { WorkflowPlaces } from './environment';
 import { N8nInstance } from './n8n';
 import { N8nApi } from './rest';
 import type { N8nVersionId } from './versions';
-import { isN8nVersionId, n8nInstall, REPO_ROOT, WORK_DIR } from './versions';
+import { isN8nVersionId, N8N_VERSION_IDS, n8nInstall, REPO_ROOT, WORK_DIR } from './versions';
 import type { WorkflowJson } from './workflows';
 import {
 	EXAMPLES,
@@ -115,7 +115,7 @@ export function suiteVersionId(): N8nVersionId {
 	const versionId = process.env.E2E_N8N_VERSION ?? '';
 	if (!isN8nVersionId(versionId)) {
 		throw new Error(
-			`E2E_N8N_VERSION must name one installed n8n (2.8 or 2.15); got "${versionId}". Use npm run test:e2e.`,
+			`E2E_N8N_VERSION must name one installed n8n (${N8N_VERSION_IDS.join(', ')}); got "${versionId}". Use npm run test:e2e.`,
 		);
 	}
 	return versionId;

@@ -7,14 +7,14 @@ export const REPO_ROOT = path.resolve(__dirname, '../../..');
 export const E2E_DIR = path.join(REPO_ROOT, 'test/e2e');
 export const WORK_DIR = path.join(E2E_DIR, '.work');
 
-export type N8nVersionId = '2.8' | '2.15';
-export const N8N_VERSION_IDS: readonly N8nVersionId[] = ['2.8', '2.15'];
+export type N8nVersionId = '1.123' | '2.8' | '2.15';
+export const N8N_VERSION_IDS: readonly N8nVersionId[] = ['1.123', '2.8', '2.15'];
 
 export interface N8nInstall {
 	id: N8nVersionId;
 	/** The exact n8n version installed (from its package.json). */
 	n8nVersion: string;
-	/** The Node binary this n8n runs on (Node 24 from the npm `node` package for 2.15). */
+	/** The Node binary this n8n runs on (from the npm `node` package where this machine's Node 20 will not do). */
 	nodeBinary: string;
 	nodeVersion: string;
 	n8nBin: string;

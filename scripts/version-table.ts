@@ -1,0 +1,179 @@
+// `npm run versions:table [-- --write]`: the README's "n8n version × what was proven" table, rendered from the
+// results the test runs wrote (test/results-reporter.js): test/e2e/.work/results/<version>.json per n8n version
+// (`npm run test:e2e`) and test/engine/.work/results/{project,latest}.json (`npm test`, `npm run test:engine:latest`).
+// Prints the table; with --write it replaces the block between the README's version-table markers.
+import { existsSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+
+const ROOT = path.resolve(__dirname, '..');
+const E2E_RESULTS = path.join(ROOT, 'test/e2e/.work/results');
+const ENGINE_RESULTS = path.join(ROOT, 'test/engine/.work/results');
+const KNOWN_FAILURES = path.join(ROOT, 'test/engine/n8n-core-latest/known-failures.json');
+const README = path.join(ROOT, 'README.md');
+const START = '<!-- version-table:start (npm run versions:table -- --write) -->';
+const END = '<!-- version-table:end -->';
+
+interface TestResult {
+	file: string;
+	name: string;
+	status: 'passed' | 'failed' | 'pending' | 'skipped' | 'todo';
+}
+
+interface RunResults {
+	kind: 'e2e' | 'engine';
+	id: string;
+	n8n?: string;
+	modules?: Record<string, string>;
+	node: string;
+	commit: string;
+	finishedAt: string;
+	tests: TestResult[];
+}
+
+/** The e2e suite's files, as the table's columns, and what each proves. */
+const E2E_COLUMNS: Array<{ file: string; title: string; proves: string }> = [
+	{
+		file: 'transcribe-and-download.e2e.test.ts',
+		title: 'Transcribe and Download',
+		proves:
+			"three files in, each with its transcript and all four artifacts (SRT, TXT, PDF, DOCX) byte-identical to the service's; the form example answers with the transcript",
+	},
+	{
+		file: 'trigger.e2e.test.ts',
+		title: 'Trigger',
+		proves:
+			"the sandbox's real signed webhook for a live job starts the workflow with the PDF downloaded; a forged signature gets 401 and starts nothing; the scheduled-batch and save-to-disk examples work together",
+	},
+	{
+		file: 'operations.e2e.test.ts',
+		title: 'Other operations',
+		proves:
+			'Account Get, Send Test Event, Create Slot, Send Media, Create, Get, Download Artifact and Get Many in one workflow',
+	},
+	{
+		file: 'ai-tool.e2e.test.ts',
+		title: 'AI tool',
+		proves: 'n8n lists the action node, its `…Tool` variant and the trigger under the package name',
+	},
+	{
+		file: 'editor-screenshots.e2e.test.ts',
+		title: 'Editor',
+		proves: "the editor's nodes panel finds the node; the nodes open and are photographed",
+	},
+];
+
+function readResults(folder: string): RunResults[] {
+	if (!existsSync(folder)) return [];
+	return readdirSync(folder)
+		.filter((name) => name.endsWith('.json'))
+		.map((name) => JSON.parse(readFileSync(path.join(folder, name), 'utf8')) as RunResults);
+}
+
+function compareVersions(a: string, b: string): number {
+	const pa = a.split('.').map(Number);
+	const pb = b.split('.').map(Number);
+	for (let index = 0; index < Math.max(pa.length, pb.length); index++) {
+		const difference = (pa[index] ?? 0) - (pb[index] ?? 0);
+		if (difference !== 0) return difference;
+	}
+	return 0;
+}
+
+function cell(tests: TestResult[]): string {
+	if (tests.length === 0) return 'not run';
+	const passed = tests.filter((test) => test.status === 'passed').length;
+	const failed = tests.filter((test) => test.status === 'failed').length;
+	if (failed > 0) return `❌ ${failed} of ${tests.length} failed`;
+	if (passed === 0) return 'skipped';
+	return `✅ ${passed}/${tests.length}`;
+}
+
+function runStamp(run: RunResults): string {
+	return `${run.commit}, ${run.finishedAt.slice(0, 10)}`;
+}
+
+function e2eTable(runs: RunResults[]): string[] {
+	const header = ['n8n', 'Node', ...E2E_COLUMNS.map((column) => column.title), 'run'];
+	const rows = runs
+		.filter((run) => run.kind === 'e2e' && run.n8n)
+		.sort((a, b) => compareVersions(a.n8n!, b.n8n!))
+		.map((run) => [
+			`**${run.n8n}**`,
+			run.node.replace(/^v/, ''),
+			...E2E_COLUMNS.map((column) =>
+				cell(run.tests.filter((test) => path.basename(test.file) === column.file)),
+			),
+			runStamp(run),
+		]);
+	const legend = E2E_COLUMNS.map((column) => `- **${column.title}**: ${column.proves}.`);
+	return [...markdownTable(header, rows), '', ...legend];
+}
+
+function engineTable(runs: RunResults[]): string[] {
+	const known = existsSync(KNOWN_FAILURES)
+		? (JSON.parse(readFileSync(KNOWN_FAILURES, 'utf8')) as {
+				reasons: Record<string, { summary: string }>;
+				tests: Array<{ test: string; reason: string }>;
+			})
+		: { reasons: {}, tests: [] };
+	const header = ['engine tier (`test/engine`) on', 'Node', 'tests', 'run'];
+	const rows = runs
+		.filter((run) => run.kind === 'engine' && run.modules)
+		.sort((a, b) => compareVersions(a.modules!['n8n-core'], b.modules!['n8n-core']))
+		.map((run) => {
+			const modules = Object.entries(run.modules!)
+				.map(([name, version]) => `${name} ${version}`)
+				.join(', ');
+			const failed = run.tests.filter((test) => test.status === 'failed');
+			const passed = run.tests.filter((test) => test.status === 'passed').length;
+			let outcome = `✅ ${passed}/${run.tests.length}`;
+			if (failed.length > 0) {
+				const reasons = new Set(
+					failed.map((test) => {
+						const entry = known.tests.find(
+							(candidate) => candidate.test === `${path.basename(test.file)} › ${test.name}`,
+						);
+						return entry ? entry.reason : 'not a known failure';
+					}),
+				);
+				outcome = `❌ ${failed.length} of ${run.tests.length} failed (${[...reasons].join(', ')})`;
+			}
+			return [
+				`${modules}${run.id === 'latest' ? ' (newest the registry here serves)' : " (the project's own)"}`,
+				run.node.replace(/^v/, ''),
+				outcome,
+				runStamp(run),
+			];
+		});
+	const reasons = Object.entries(known.reasons).map(
+		([id, reason]) => `- \`${id}\`: ${reason.summary}.`,
+	);
+	const anyKnown = rows.some((row) => Object.keys(known.reasons).some((id) => row[2].includes(id)));
+	return [...markdownTable(header, rows), ...(anyKnown ? ['', ...reasons] : [])];
+}
+
+function markdownTable(header: string[], rows: string[][]): string[] {
+	if (rows.length === 0) return ['(no results yet: run the suites first)'];
+	return [
+		`| ${header.join(' | ')} |`,
+		`|${header.map(() => '---').join('|')}|`,
+		...rows.map((row) => `| ${row.join(' | ')} |`),
+	];
+}
+
+const table = [
+	...e2eTable(readResults(E2E_RESULTS)),
+	'',
+	...engineTable(readResults(ENGINE_RESULTS)),
+].join('\n');
+
+if (process.argv.includes('--write')) {
+	const readme = readFileSync(README, 'utf8');
+	const start = readme.indexOf(START);
+	const end = readme.indexOf(END);
+	if (start < 0 || end < start) throw new Error(`README.md has no ${START} … ${END} block`);
+	writeFileSync(README, `${readme.slice(0, start + START.length)}\n${table}\n${readme.slice(end)}`);
+	process.stdout.write(`README.md: version table updated\n`);
+} else {
+	process.stdout.write(`${table}\n`);
+}
