@@ -140,7 +140,8 @@ export class TranscriptionServiceClient {
 					signal,
 				});
 				const headers = lowerCaseHeaders(response.headers);
-				pacer.observe(definition.bucket, headers, Date.now());
+				// A 429 is not counted by the service: it tells the pacer the window is spent, not that we spent it.
+				pacer.observe(definition.bucket, headers, Date.now(), response.statusCode !== 429);
 				outcome = { kind: 'response', status: response.statusCode, headers };
 			} catch (error) {
 				pacer.observe(definition.bucket, undefined, Date.now());
