@@ -1,6 +1,8 @@
-// `npm run bench`: runs P1–P4, prints one table and writes it to bench/results/. Each benchmark reports its
+// `npm run bench`: runs P1–P5, prints one table and writes it to bench/results/. Each benchmark reports its
 // figure beside a baseline measured in the same run. `-- --only P3,P4` runs a subset; BENCH_QUICK=1 shrinks every
-// size for a smoke run (its figures are not the ones to report).
+// size for a smoke run (its figures are not the ones to report). P5 (queue mode, about 80 minutes: Poll mode on
+// 60 s jobs is slow by nature) takes `-- --pacer-baseline <label>=<tarball>` (repeatable) to compare the rate-limit
+// pacer with earlier builds of the pack.
 import '../test/setup-env';
 
 import { parseArgs } from 'node:util';
@@ -10,6 +12,7 @@ import { runMemoryBenchmark } from './p2-memory';
 import { runTriggerBenchmark } from './p3-trigger';
 import { runVerifyBenchmark } from './p3-verify';
 import { runPollingBenchmark } from './p4-polling';
+import { runQueueBenchmark, type PacerBaseline } from './p5-queue';
 import { machineLoad, newReport, renderTable, writeReport, type BenchReport } from './lib/report';
 
 const quick = process.env.BENCH_QUICK === '1';
@@ -25,11 +28,32 @@ const settings = {
 		? { events: 100, ratePerSecond: 20, verifyRounds: 2 }
 		: { events: 1000, ratePerSecond: 20, verifyRounds: 7 },
 	p4: { jobSeconds: [10, 60, 600], jobsPerLength: 3, wallSecondsPerJob: quick ? 5 : 60 },
+	p5: {
+		versionId: '2.8' as const,
+		executions: quick ? 20 : 200,
+		jobSeconds: quick ? [10] : [60, 10],
+		windowSeconds: 10,
+		writesPerWindow: 30,
+		workerConcurrency: 5,
+		pacerWindowSeconds: 5,
+		pacerWritesPerWindow: 15,
+	},
 };
 
 async function main(): Promise<void> {
-	const { values } = parseArgs({ options: { only: { type: 'string' } } });
-	const selected = new Set((values.only ?? 'P1,P2,P3,P4').toUpperCase().split(','));
+	const { values } = parseArgs({
+		options: {
+			only: { type: 'string' },
+			'pacer-baseline': { type: 'string', multiple: true },
+		},
+	});
+	const selected = new Set((values.only ?? 'P1,P2,P3,P4,P5').toUpperCase().split(','));
+	const pacerBaselines: PacerBaseline[] = (values['pacer-baseline'] ?? []).map((entry) => {
+		const [label, tarball] = entry.split('=');
+		if (!label || !tarball)
+			throw new Error(`--pacer-baseline takes <label>=<tarball>, not "${entry}"`);
+		return { label, tarball };
+	});
 	const report = newReport(settings);
 
 	// Cheapest first, so a smoke run fails fast on the parts that need the most setup.
@@ -43,6 +67,8 @@ async function main(): Promise<void> {
 		);
 	if (selected.has('P2')) await collect(report, 'P2', () => runMemoryBenchmark(settings.p2));
 	if (selected.has('P3')) await collect(report, 'P3', () => runTriggerBenchmark(settings.p3));
+	if (selected.has('P5'))
+		await collect(report, 'P5', () => runQueueBenchmark({ ...settings.p5, pacerBaselines }));
 
 	report.machine.loadAfter = machineLoad();
 	process.stdout.write(`\n${renderTable(report)}\n\n`);

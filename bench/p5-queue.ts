@@ -1,0 +1,333 @@
+// P5 queue-mode throughput: N single-item executions (media uploaded to a production webhook, Transcribe and Download,
+// SRT) on a queue-mode n8n — one main, two webhook processors behind a round-robin router, 1 or 2 workers of
+// concurrency 5, PostgreSQL and Redis — against a service whose write bucket is the ceiling (three writes per job).
+// Poll mode holds a worker slot for the whole job, so it is bounded by slots ÷ job length; Pause Until Webhook
+// releases the slot while the job runs, so it is bounded by the service's ceiling, whatever the job length.
+// Throughput is the steady rate: executions finished per minute between the first and the last to finish (the first
+// finishes one job length after the start in either mode; that latency is not throughput).
+//
+// With --pacer-baseline tarballs it also runs N executions on two workers against a tight bucket with each tarball
+// and with this checkout, counting 429 answers after the first window and failed items (issue 11's before/after).
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+
+import { startSandbox, type RunningSandbox } from '../sandbox/server';
+import { CREDENTIAL_TYPE } from '../test/e2e/harness/environment';
+import { n8nInstall, type N8nVersionId } from '../test/e2e/harness/versions';
+import { startQueueCluster, type QueueCluster } from '../test/queue/harness/cluster';
+import {
+	runManyExecutions,
+	type ManyExecutionsResult,
+} from '../test/queue/harness/many-executions';
+import { servicesUnavailable } from '../test/queue/harness/services';
+import { transcribeWorkflow } from '../test/queue/harness/workflows';
+import { startCountingProxy, type CountingProxy } from './lib/counting-proxy';
+import { ratio, round, type ResultRow } from './lib/report';
+
+export interface PacerBaseline {
+	label: string;
+	tarball: string;
+}
+
+export interface QueueBenchOptions {
+	versionId: N8nVersionId;
+	executions: number;
+	/** The job lengths Pause is measured at (the first is also Poll's). */
+	jobSeconds: number[];
+	windowSeconds: number;
+	writesPerWindow: number;
+	workerConcurrency: number;
+	/** Earlier builds of the pack to compare the rate-limit pacer with, on two workers and a tight bucket. */
+	pacerBaselines: PacerBaseline[];
+	pacerWindowSeconds: number;
+	pacerWritesPerWindow: number;
+}
+
+const WRITES_PER_JOB = 3;
+const CREDENTIAL = { id: 'tssBenchQueue001', name: 'Transcription Service (bench)' };
+
+type Mode = 'poll' | 'pauseUntilWebhook';
+
+interface Service {
+	sandbox: RunningSandbox;
+	proxy: CountingProxy;
+	close(): Promise<void>;
+}
+
+async function startService(
+	jobSeconds: number,
+	windowSeconds: number,
+	writesPerWindow: number,
+): Promise<Service> {
+	const sandbox = await startSandbox({
+		port: 0,
+		quiet: true,
+		allowLocalWebhooks: true,
+		jobSeconds,
+		rateLimits: {
+			windowSeconds,
+			perTier: { platinum: writesPerWindow, premium: writesPerWindow },
+		},
+	});
+	const proxy = await startCountingProxy(sandbox.baseUrl, { now: () => sandbox.clock.now() });
+	return {
+		sandbox,
+		proxy,
+		async close() {
+			await proxy.close();
+			await sandbox.close();
+		},
+	};
+}
+
+function workflowId(mode: Mode, jobSeconds: number): string {
+	return `tssB${mode === 'poll' ? 'Poll' : 'Pause'}${String(jobSeconds).padStart(4, '0')}`.padEnd(
+		16,
+		'0',
+	);
+}
+
+function webhookPath(mode: Mode, jobSeconds: number): string {
+	return `bench-${mode}-${jobSeconds}`;
+}
+
+interface Run {
+	label: string;
+	result: ManyExecutionsResult;
+}
+
+async function withCluster<T>(
+	options: QueueBenchOptions,
+	workers: number,
+	service: Service,
+	runs: Array<{ mode: Mode; jobSeconds: number }>,
+	use: (cluster: QueueCluster) => Promise<T>,
+	tarball?: string,
+): Promise<T> {
+	const workDir = await mkdtemp(path.join(tmpdir(), 'tss-bench-queue-'));
+	const cluster = await startQueueCluster({
+		versionId: options.versionId,
+		workDir,
+		workers,
+		webhookProcessors: 2,
+		workerConcurrency: options.workerConcurrency,
+		tarball,
+		credentials: [
+			{
+				...CREDENTIAL,
+				type: CREDENTIAL_TYPE,
+				data: {
+					apiKey: service.sandbox.keys.platinum_live.key,
+					signingSecret: service.sandbox.keys.platinum_live.signing_secret,
+					previousSigningSecret: '',
+					baseUrl: service.proxy.baseUrl,
+					pathPrefix: '/api/v1',
+				},
+			},
+		],
+		workflows: () =>
+			runs.map(({ mode, jobSeconds }) =>
+				transcribeWorkflow({
+					id: workflowId(mode, jobSeconds),
+					path: webhookPath(mode, jobSeconds),
+					credential: CREDENTIAL,
+					formats: ['srt'],
+					waitMode: mode,
+					maxWaitSeconds: 3600,
+					pollIntervalSeconds: 2,
+					maxPollIntervalSeconds: 30,
+				}),
+			),
+		activate: runs.map(({ mode, jobSeconds }) => workflowId(mode, jobSeconds)),
+	});
+	try {
+		return await use(cluster);
+	} finally {
+		await cluster.stop();
+		await rm(workDir, { recursive: true, force: true });
+	}
+}
+
+async function measure(
+	cluster: QueueCluster,
+	service: Service,
+	mode: Mode,
+	jobSeconds: number,
+	options: { executions: number; windowSeconds: number },
+): Promise<ManyExecutionsResult> {
+	const label = `${mode}, ${cluster.workers.length} worker(s), ${jobSeconds} s jobs`;
+	process.stderr.write(`[P5] ${label}: ${options.executions} executions…\n`);
+	const result = await runManyExecutions({
+		cluster,
+		workflowId: workflowId(mode, jobSeconds),
+		webhookPath: webhookPath(mode, jobSeconds),
+		count: options.executions,
+		proxy: service.proxy,
+		windowSeconds: options.windowSeconds,
+		timeoutMs: 3 * 60 * 60 * 1000,
+	});
+	process.stderr.write(
+		`[P5] ${label}: ${round(result.steadyPerMinute ?? 0)} /min steady, ${result.failedItems} failed, ${result.rateLimited} × 429, ${Math.round(result.elapsedMs / 1000)} s\n`,
+	);
+	return result;
+}
+
+function note(run: Run): string {
+	const { result } = run;
+	return `${run.label}: ${result.executions} executions in ${Math.round(result.elapsedMs / 1000)} s, ${result.failedItems} failed, ${result.rateLimited} × 429 (${result.rateLimitedAfterFirstWindow} after the first window), runs per worker ${JSON.stringify(result.runsByWorker)}`;
+}
+
+export async function runQueueBenchmark(
+	options: QueueBenchOptions,
+): Promise<ResultRow[] | { skipped: string }> {
+	const unavailable = servicesUnavailable();
+	if (unavailable) return { skipped: unavailable };
+	try {
+		n8nInstall(options.versionId);
+	} catch (error) {
+		return { skipped: (error as Error).message };
+	}
+
+	const [jobSeconds, ...otherLengths] = options.jobSeconds;
+	const ceiling = (options.writesPerWindow / WRITES_PER_JOB) * (60 / options.windowSeconds);
+	const slots = (workers: number) => workers * options.workerConcurrency;
+	const slotBound = (workers: number) => (slots(workers) * 60) / jobSeconds;
+	const runs: Run[] = [];
+	const steady = (label: string) =>
+		runs.find((run) => run.label === label)?.result.steadyPerMinute ?? null;
+
+	for (const workers of [1, 2]) {
+		const service = await startService(jobSeconds, options.windowSeconds, options.writesPerWindow);
+		const plan: Array<{ mode: Mode; jobSeconds: number }> = [
+			{ mode: 'poll', jobSeconds },
+			{ mode: 'pauseUntilWebhook', jobSeconds },
+		];
+		try {
+			await withCluster(options, workers, service, plan, async (cluster) => {
+				for (const { mode } of plan) {
+					const result = await measure(cluster, service, mode, jobSeconds, options);
+					runs.push({ label: `${mode} ${workers}w ${jobSeconds}s`, result });
+				}
+			});
+		} finally {
+			await service.close();
+		}
+	}
+	for (const length of otherLengths) {
+		const service = await startService(length, options.windowSeconds, options.writesPerWindow);
+		const plan = [{ mode: 'pauseUntilWebhook' as const, jobSeconds: length }];
+		try {
+			await withCluster(options, 2, service, plan, async (cluster) => {
+				const result = await measure(cluster, service, 'pauseUntilWebhook', length, options);
+				runs.push({ label: `pauseUntilWebhook 2w ${length}s`, result });
+			});
+		} finally {
+			await service.close();
+		}
+	}
+
+	const rows: ResultRow[] = [];
+	for (const workers of [1, 2]) {
+		const poll = steady(`poll ${workers}w ${jobSeconds}s`);
+		rows.push({
+			benchmark: 'P5',
+			metric: `Poll, ${workers} worker${workers > 1 ? 's' : ''} × ${options.workerConcurrency}, ${jobSeconds} s jobs`,
+			value: poll === null ? null : round(poll),
+			unit: 'executions/min',
+			baseline: { label: `slots ÷ job length`, value: round(slotBound(workers)) },
+			ratio: ratio(poll, slotBound(workers)),
+			note: note(runs.find((run) => run.label === `poll ${workers}w ${jobSeconds}s`)!),
+		});
+		const pause = steady(`pauseUntilWebhook ${workers}w ${jobSeconds}s`);
+		rows.push({
+			benchmark: 'P5',
+			metric: `Pause Until Webhook, ${workers} worker${workers > 1 ? 's' : ''} × ${options.workerConcurrency}, ${jobSeconds} s jobs`,
+			value: pause === null ? null : round(pause),
+			unit: 'executions/min',
+			baseline: { label: 'write-bucket ceiling', value: round(ceiling) },
+			ratio: ratio(pause, ceiling),
+			target: '≥ 0.9 × ceiling',
+			meetsTarget: pause !== null && pause >= 0.9 * ceiling,
+			note: note(runs.find((run) => run.label === `pauseUntilWebhook ${workers}w ${jobSeconds}s`)!),
+		});
+		rows.push({
+			benchmark: 'P5',
+			metric: `Pause ÷ Poll, ${workers} worker${workers > 1 ? 's' : ''}, ${jobSeconds} s jobs`,
+			value: ratio(pause, poll),
+			unit: '×',
+			target: '≥ 4 ×',
+			meetsTarget: pause !== null && poll !== null && pause >= 4 * poll,
+		});
+	}
+	for (const length of otherLengths) {
+		const label = `pauseUntilWebhook 2w ${length}s`;
+		const pause = steady(label);
+		rows.push({
+			benchmark: 'P5',
+			metric: `Pause Until Webhook, 2 workers × ${options.workerConcurrency}, ${length} s jobs`,
+			value: pause === null ? null : round(pause),
+			unit: 'executions/min',
+			baseline: { label: 'write-bucket ceiling', value: round(ceiling) },
+			ratio: ratio(pause, ceiling),
+			target: '≥ 0.9 × ceiling',
+			meetsTarget: pause !== null && pause >= 0.9 * ceiling,
+			note: note(runs.find((run) => run.label === label)!),
+		});
+	}
+	const failed = runs.reduce((sum, run) => sum + run.result.failedItems, 0);
+	rows.push({
+		benchmark: 'P5',
+		metric: `failed items, all ${runs.length} runs`,
+		value: failed,
+		unit: 'items',
+		target: '0',
+		meetsTarget: failed === 0,
+	});
+
+	rows.push(...(await comparePacers(options)));
+	return rows;
+}
+
+/** The same burst on two workers with each earlier build and with this checkout: 429s after the first window, failed items. */
+async function comparePacers(options: QueueBenchOptions): Promise<ResultRow[]> {
+	if (options.pacerBaselines.length === 0) return [];
+	const builds = [...options.pacerBaselines, { label: 'this checkout', tarball: undefined }];
+	const results: Array<{ label: string; result: ManyExecutionsResult }> = [];
+	for (const build of builds) {
+		const service = await startService(1, options.pacerWindowSeconds, options.pacerWritesPerWindow);
+		try {
+			await withCluster(
+				options,
+				2,
+				service,
+				[{ mode: 'poll', jobSeconds: 1 }],
+				async (cluster) => {
+					process.stderr.write(`[P5] pacer, ${build.label}\n`);
+					const result = await measure(cluster, service, 'poll', 1, {
+						executions: options.executions,
+						windowSeconds: options.pacerWindowSeconds,
+					});
+					results.push({ label: build.label, result });
+				},
+				build.tarball,
+			);
+		} finally {
+			await service.close();
+		}
+	}
+	const ours = results[results.length - 1].result;
+	return results.map(({ label, result }) => ({
+		benchmark: 'P5',
+		metric: `429s after the first window, ${options.executions} executions on 2 workers, ${options.pacerWritesPerWindow} writes per ${options.pacerWindowSeconds} s: ${label}`,
+		value: result.rateLimitedAfterFirstWindow,
+		unit: `× 429 (${result.failedItems} failed items)`,
+		...(result === ours
+			? {
+					target: '0, 0 failed',
+					meetsTarget: result.rateLimitedAfterFirstWindow === 0 && result.failedItems === 0,
+				}
+			: { baseline: { label: 'this checkout', value: ours.rateLimitedAfterFirstWindow } }),
+		note: `${label}: ${result.rateLimited} × 429 in all (${JSON.stringify(result.rateLimitedByWindow)} by window), ${result.failedItems} failed ${JSON.stringify(result.failureCodes)}, ${result.writes} writes accepted`,
+	}));
+}

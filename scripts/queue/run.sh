@@ -1,0 +1,39 @@
+#!/usr/bin/env bash
+# `npm run test:queue`: the pack in n8n's queue mode — one main, two workers and two webhook processors behind a
+# round-robin router, on private PostgreSQL 15 and Redis 7 — once per n8n version.
+#   QUEUE_N8N=2.8|2.15|2.8,2.15 (default 2.8,2.15)    extra arguments go to jest (e.g. -t 'trigger')
+# Installs what is missing (scripts/queue/install.sh), builds, then runs test/queue once per version; each run
+# writes test/queue/.work/results/<version>.json (the figures it measured). Exits non-zero if any version failed.
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+
+selection="${QUEUE_N8N:-2.8,2.15}"
+IFS=',' read -ra versions <<<"$selection"
+for version in "${versions[@]}"; do
+	if [[ "$version" != 2.8 && "$version" != 2.15 ]]; then
+		echo "QUEUE_N8N must list 2.8 and/or 2.15 (got '$selection')" >&2
+		exit 2
+	fi
+done
+
+started=$SECONDS
+bash scripts/queue/install.sh "$selection"
+npm run build
+
+failed=()
+for version in "${versions[@]}"; do
+	echo "== queue: n8n $version"
+	version_started=$SECONDS
+	if QUEUE_N8N_VERSION="$version" npx jest -c test/queue/jest.queue.config.js --runInBand "$@"; then
+		echo "== queue: n8n $version passed in $((SECONDS - version_started)) s"
+	else
+		echo "== queue: n8n $version FAILED after $((SECONDS - version_started)) s (logs: test/queue/.work/$version/)"
+		failed+=("$version")
+	fi
+done
+
+echo "== queue: done in $((SECONDS - started)) s"
+if ((${#failed[@]} > 0)); then
+	echo "== queue: failed on n8n ${failed[*]}" >&2
+	exit 1
+fi

@@ -1,0 +1,170 @@
+// The small load balancer in front of a queue-mode n8n, as n8n's queue-mode docs lay it out: production webhooks
+// (`/webhook/…`, `/form/…`) and resume calls (`/webhook-waiting/…`, `/form-waiting/…`) go to the webhook processors
+// in turn, everything else (the editor, REST and public API, test webhooks) to the main. It records where every
+// request went, so tests count which processor received what. Deliveries can instead go by a hash of their event id
+// (what the README recommends for the trigger), and two behaviours are for tests only: a redelivery of an event can
+// be sent to a processor that has not had it (the worst case for deduplication), and the answer to the first delivery
+// of each event can be lost after the processor accepted it (what makes the service deliver again).
+import { createHash } from 'node:crypto';
+import http, { type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+
+export interface RouterTarget {
+	name: string;
+	port: number;
+}
+
+export interface RoutedRequest {
+	sequence: number;
+	method: string;
+	/** Path and query as received. */
+	url: string;
+	/** The process it was sent to. */
+	target: string;
+	/** HTTP status the process answered, or how the exchange ended without one reaching the caller. */
+	status: number | 'no_response' | 'answer_lost';
+	/** X-Service-Event-ID of a delivery, when it carries one. */
+	eventId: string | null;
+	/** The answer's body when it is short JSON (a webhook's acknowledgement), else undefined. */
+	answer: unknown;
+	startedAtMs: number;
+	finishedAtMs: number;
+}
+
+export type RoutingPolicy =
+	/** Each webhook request to the next processor. */
+	| 'round-robin'
+	/** As round robin, but a delivery whose event_id was routed before goes to a processor that has not had it. */
+	| 'redelivery-to-another-processor'
+	/**
+	 * Every delivery of one event to the same processor, chosen by a hash of its X-Service-Event-ID (nginx:
+	 * `hash $http_x_service_event_id consistent`); requests without the header in turn.
+	 */
+	| 'event-affinity';
+
+const WEBHOOK_PATHS = /^\/(webhook|webhook-waiting|form|form-waiting)\//;
+
+/** Answers kept in the records: a webhook's acknowledgement, not an artifact or a page. */
+const KEPT_ANSWER_BYTES = 4096;
+
+export class WebhookRouter {
+	readonly records: RoutedRequest[] = [];
+	policy: RoutingPolicy = 'round-robin';
+	/** Lose the answer to the first delivery of every event (the processor accepted it; the service never hears). */
+	loseFirstAnswers = false;
+	private readonly agent = new http.Agent({ keepAlive: true, maxSockets: 256 });
+	private next = 0;
+	private sequence = 0;
+
+	private constructor(
+		private readonly server: http.Server,
+		readonly baseUrl: string,
+		private readonly main: RouterTarget,
+		private readonly processors: readonly RouterTarget[],
+	) {}
+
+	static async start(main: RouterTarget, processors: RouterTarget[]): Promise<WebhookRouter> {
+		if (processors.length === 0) throw new Error('the router needs at least one webhook processor');
+		const server = http.createServer();
+		await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+		const { port } = server.address() as AddressInfo;
+		const router = new WebhookRouter(server, `http://127.0.0.1:${port}`, main, processors);
+		server.on('request', (request: IncomingMessage, response: ServerResponse) =>
+			router.route(request, response),
+		);
+		return router;
+	}
+
+	private choose(request: IncomingMessage, eventId: string | null): RouterTarget {
+		const path = request.url ?? '/';
+		if (!WEBHOOK_PATHS.test(path)) return this.main;
+		if (this.policy === 'event-affinity' && eventId !== null) {
+			const hash = createHash('sha256').update(eventId).digest().readUInt32BE(0);
+			return this.processors[hash % this.processors.length];
+		}
+		if (this.policy === 'redelivery-to-another-processor' && eventId !== null) {
+			const had = new Set(
+				this.records.filter((record) => record.eventId === eventId).map((record) => record.target),
+			);
+			const fresh = this.processors.find(({ name }) => !had.has(name));
+			if (fresh) return fresh;
+		}
+		const target = this.processors[this.next % this.processors.length];
+		this.next++;
+		return target;
+	}
+
+	private route(request: IncomingMessage, response: ServerResponse): void {
+		const eventIdHeader = request.headers['x-service-event-id'];
+		const eventId = typeof eventIdHeader === 'string' ? eventIdHeader : null;
+		const firstOfEvent =
+			eventId !== null && !this.records.some((record) => record.eventId === eventId);
+		const target = this.choose(request, eventId);
+		const record: RoutedRequest = {
+			sequence: ++this.sequence,
+			method: request.method ?? 'GET',
+			url: request.url ?? '/',
+			target: target.name,
+			status: 'no_response',
+			eventId,
+			answer: undefined,
+			startedAtMs: Date.now(),
+			finishedAtMs: 0,
+		};
+		this.records.push(record);
+		const loseAnswer = this.loseFirstAnswers && firstOfEvent;
+
+		const upstream = http.request({
+			host: '127.0.0.1',
+			port: target.port,
+			method: request.method,
+			path: request.url,
+			headers: request.headers,
+			agent: this.agent,
+		});
+		upstream.on('response', (answer) => {
+			record.finishedAtMs = Date.now();
+			if (loseAnswer) {
+				// The processor has accepted the delivery; its caller never hears so.
+				record.status = 'answer_lost';
+				answer.resume();
+				request.socket.destroy();
+				return;
+			}
+			record.status = answer.statusCode ?? 0;
+			response.writeHead(answer.statusCode ?? 502, answer.headers);
+			if (answer.headers['content-type']?.includes('application/json')) keepAnswer(answer, record);
+			answer.pipe(response);
+			answer.on('error', () => response.destroy());
+		});
+		upstream.on('error', () => {
+			record.finishedAtMs = Date.now();
+			response.destroy();
+		});
+		request.pipe(upstream);
+		request.on('aborted', () => upstream.destroy());
+	}
+
+	async close(): Promise<void> {
+		this.server.closeAllConnections();
+		await new Promise<void>((resolve) => this.server.close(() => resolve()));
+		this.agent.destroy();
+	}
+}
+
+function keepAnswer(answer: IncomingMessage, record: RoutedRequest): void {
+	const chunks: Buffer[] = [];
+	let size = 0;
+	answer.on('data', (chunk: Buffer) => {
+		size += chunk.length;
+		if (size <= KEPT_ANSWER_BYTES) chunks.push(chunk);
+	});
+	answer.on('end', () => {
+		if (size > KEPT_ANSWER_BYTES) return;
+		try {
+			record.answer = JSON.parse(Buffer.concat(chunks).toString('utf8')) as unknown;
+		} catch {
+			record.answer = undefined;
+		}
+	});
+}
