@@ -2,7 +2,8 @@
 // n8n user folder with the packed pack installed, credentials and workflows imported with n8n's CLI,
 // n8n started, the owner signed in with an API key, the listed workflows activated.
 // Shared by the e2e suite (jest global setup) and `npm run dev`.
-import { mkdir, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, realpath, rm, symlink, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import path from 'node:path';
 
 import { startCountingProxy, type CountingProxy } from '../../../bench/lib/counting-proxy';
@@ -64,9 +65,18 @@ export interface E2eEnvironment {
 
 export async function startEnvironment(options: EnvironmentOptions): Promise<E2eEnvironment> {
 	const install = n8nInstall(options.versionId);
+	// The n8n user folder lives outside this repository, linked from the work folder (where its n8n.log is looked for):
+	// inside the repository Node would resolve the installed pack's `n8n-workflow` from the repository's own node_modules
+	// (parent folders come before the NODE_PATH through which n8n hands community packages its copy), and the pack would
+	// run on this project's n8n-workflow instead of the one of the n8n under test.
+	const userFolder = path.join(options.workDir, 'user');
+	const userFolderPrefix = path.join(await realpath(tmpdir()), 'tss-e2e-user-');
+	const previousUserFolder = await realpath(userFolder).catch(() => undefined);
 	await rm(options.workDir, { recursive: true, force: true });
 	await mkdir(options.workDir, { recursive: true });
-	const userFolder = path.join(options.workDir, 'user');
+	if (previousUserFolder?.startsWith(userFolderPrefix))
+		await rm(previousUserFolder, { recursive: true, force: true });
+	await symlink(await mkdtemp(userFolderPrefix), userFolder);
 	const filesFolder = path.join(options.workDir, 'files');
 
 	const sandbox = await startSandbox({
