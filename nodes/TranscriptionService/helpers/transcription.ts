@@ -58,6 +58,8 @@ export const transcriptionOptionsProperty: INodeProperties = {
 			placeholder: 'e.g. https://n8n.example.com/webhook/4f1c…',
 			description:
 				'Public HTTPS URL (port 443) that receives a signed event when the job completes or fails: the Production URL of a Transcription Service Trigger. The job keeps this URL, so a Test URL (…/webhook-test/…) loses the event unless the trigger is still listening when the job ends.',
+			// In Pause Until Webhook the job's webhook_url is the execution's resume URL.
+			displayOptions: { hide: { '/waitMode': ['pauseUntilWebhook'] } },
 		},
 	],
 };
