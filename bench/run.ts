@@ -27,7 +27,12 @@ const settings = {
 	p3: quick
 		? { events: 100, ratePerSecond: 20, verifyRounds: 2 }
 		: { events: 1000, ratePerSecond: 20, verifyRounds: 7 },
-	p4: { jobSeconds: [10, 60, 600], jobsPerLength: 3, wallSecondsPerJob: quick ? 5 : 60 },
+	p4: {
+		jobSeconds: [10, 60, 600],
+		jobsPerLength: 3,
+		wallSecondsPerJob: quick ? 5 : 60,
+		pauseMaxJobSeconds: quick ? 10 : 600,
+	},
 	p5: {
 		versionId: '2.8' as const,
 		executions: quick ? 20 : 200,
