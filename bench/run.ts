@@ -2,7 +2,8 @@
 // figure beside a baseline measured in the same run. `-- --only P3,P4` runs a subset; BENCH_QUICK=1 shrinks every
 // size for a smoke run (its figures are not the ones to report). P5 (queue mode, about 80 minutes: Poll mode on
 // 60 s jobs is slow by nature) takes `-- --pacer-baseline <label>=<tarball>` (repeatable) to compare the rate-limit
-// pacer with earlier builds of the pack.
+// pacer with earlier builds of the pack; BENCH_P5_EXECUTIONS (default 200) and BENCH_P5_JOB_SECONDS (default
+// "60,10": Poll and Pause at the first length, Pause alone at the others) shorten it.
 import '../test/setup-env';
 
 import { parseArgs } from 'node:util';
@@ -35,8 +36,10 @@ const settings = {
 	},
 	p5: {
 		versionId: '2.8' as const,
-		executions: quick ? 20 : 200,
-		jobSeconds: quick ? [10] : [60, 10],
+		executions: Number(process.env.BENCH_P5_EXECUTIONS ?? (quick ? 20 : 200)),
+		jobSeconds: (process.env.BENCH_P5_JOB_SECONDS ?? (quick ? '10' : '60,10'))
+			.split(',')
+			.map(Number),
 		windowSeconds: 10,
 		writesPerWindow: 30,
 		workerConcurrency: 5,

@@ -2,8 +2,10 @@
 # `npm run test:queue`: the pack in n8n's queue mode — one main, two workers and two webhook processors behind a
 # round-robin router, on private PostgreSQL 15 and Redis 7 — once per n8n version.
 #   QUEUE_N8N=2.8|2.15|2.8,2.15 (default 2.8,2.15)    extra arguments go to jest (e.g. -t 'trigger')
+#   QUEUE_PROFILE=ci    CI's lighter counts (60 instead of 200 executions, a 64 MiB instead of a 256 MiB file, …)
 # Installs what is missing (scripts/queue/install.sh), builds, then runs test/queue once per version; each run
-# writes test/queue/.work/results/<version>.json (the figures it measured). Exits non-zero if any version failed.
+# writes test/e2e/.work/queue/results/<version>[-ci].json (the figures it measured) and keeps every process's log in
+# test/e2e/.work/queue/<version>[-ci]/. Exits non-zero if any version failed.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 
@@ -27,7 +29,7 @@ for version in "${versions[@]}"; do
 	if QUEUE_N8N_VERSION="$version" npx jest -c test/queue/jest.queue.config.js --runInBand "$@"; then
 		echo "== queue: n8n $version passed in $((SECONDS - version_started)) s"
 	else
-		echo "== queue: n8n $version FAILED after $((SECONDS - version_started)) s (logs: test/queue/.work/$version/)"
+		echo "== queue: n8n $version FAILED after $((SECONDS - version_started)) s (logs: test/e2e/.work/queue/$version${QUEUE_PROFILE:+-$QUEUE_PROFILE}/)"
 		failed+=("$version")
 	fi
 done

@@ -52,7 +52,9 @@ export class WebhookRouter {
 	policy: RoutingPolicy = 'round-robin';
 	/** Lose the answer to the first delivery of every event (the processor accepted it; the service never hears). */
 	loseFirstAnswers = false;
-	private readonly agent = new http.Agent({ keepAlive: true, maxSockets: 256 });
+	// A fresh connection to a processor for every request: a kept-alive one can be closed by n8n (5 s idle) just as
+	// the next request goes out on it, and a request body already streamed cannot be sent again.
+	private readonly agent = new http.Agent({ keepAlive: false, maxSockets: 256 });
 	private next = 0;
 	private sequence = 0;
 
@@ -65,7 +67,8 @@ export class WebhookRouter {
 
 	static async start(main: RouterTarget, processors: RouterTarget[]): Promise<WebhookRouter> {
 		if (processors.length === 0) throw new Error('the router needs at least one webhook processor');
-		const server = http.createServer();
+		// Callers' idle connections outlive their own keep-alive timers, so none is closed under a request being sent.
+		const server = http.createServer({ keepAliveTimeout: 65_000, headersTimeout: 66_000 });
 		await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
 		const { port } = server.address() as AddressInfo;
 		const router = new WebhookRouter(server, `http://127.0.0.1:${port}`, main, processors);
@@ -119,7 +122,7 @@ export class WebhookRouter {
 			port: target.port,
 			method: request.method,
 			path: request.url,
-			headers: request.headers,
+			headers: endToEndHeaders(request.headers),
 			agent: this.agent,
 		});
 		upstream.on('response', (answer) => {
@@ -132,7 +135,7 @@ export class WebhookRouter {
 				return;
 			}
 			record.status = answer.statusCode ?? 0;
-			response.writeHead(answer.statusCode ?? 502, answer.headers);
+			response.writeHead(answer.statusCode ?? 502, endToEndHeaders(answer.headers));
 			if (answer.headers['content-type']?.includes('application/json')) keepAnswer(answer, record);
 			answer.pipe(response);
 			answer.on('error', () => response.destroy());
@@ -150,6 +153,14 @@ export class WebhookRouter {
 		await new Promise<void>((resolve) => this.server.close(() => resolve()));
 		this.agent.destroy();
 	}
+}
+
+/** The headers a proxy passes on: each hop's connection headers belong to that hop (RFC 9110 §7.6.1). */
+function endToEndHeaders<T extends http.IncomingHttpHeaders>(headers: T): T {
+	const rest = { ...headers };
+	delete rest.connection;
+	delete rest['keep-alive'];
+	return rest;
 }
 
 function keepAnswer(answer: IncomingMessage, record: RoutedRequest): void {
