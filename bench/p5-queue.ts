@@ -42,6 +42,8 @@ export interface QueueBenchOptions {
 	pacerBaselines: PacerBaseline[];
 	pacerWindowSeconds: number;
 	pacerWritesPerWindow: number;
+	/** Executions of each pacer comparison run (all at once, jobs of 1 s). */
+	pacerExecutions: number;
 }
 
 const WRITES_PER_JOB = 3;
@@ -305,7 +307,7 @@ async function comparePacers(options: QueueBenchOptions): Promise<ResultRow[]> {
 				async (cluster) => {
 					process.stderr.write(`[P5] pacer, ${build.label}\n`);
 					const result = await measure(cluster, service, 'poll', 1, {
-						executions: options.executions,
+						executions: options.pacerExecutions,
 						windowSeconds: options.pacerWindowSeconds,
 					});
 					results.push({ label: build.label, result });
@@ -319,7 +321,7 @@ async function comparePacers(options: QueueBenchOptions): Promise<ResultRow[]> {
 	const ours = results[results.length - 1].result;
 	return results.map(({ label, result }) => ({
 		benchmark: 'P5',
-		metric: `429s after the first window, ${options.executions} executions on 2 workers, ${options.pacerWritesPerWindow} writes per ${options.pacerWindowSeconds} s: ${label}`,
+		metric: `429s after the first window, ${options.pacerExecutions} executions on 2 workers, ${options.pacerWritesPerWindow} writes per ${options.pacerWindowSeconds} s: ${label}`,
 		value: result.rateLimitedAfterFirstWindow,
 		unit: `× 429 (${result.failedItems} failed items)`,
 		...(result === ours

@@ -45,6 +45,7 @@ const settings = {
 		workerConcurrency: 5,
 		pacerWindowSeconds: 5,
 		pacerWritesPerWindow: 15,
+		pacerExecutions: quick ? 20 : 200,
 	},
 };
 

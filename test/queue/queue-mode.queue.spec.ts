@@ -326,8 +326,14 @@ describe('Transcribe and Download runs on the workers', () => {
 		expect(size).toBe(LARGE_FILE_BYTES);
 		const floorFile = path.join(cluster.filesFolder, 'floor-copy.wav');
 
-		/** Sends the file to a workflow and measures the peak RSS growth of the worker that ran the execution. */
+		/**
+		 * Sends the file to a workflow and measures the peak RSS growth of the worker that ran the execution. The workers
+		 * are restarted first, so each measurement starts from a fresh process: what one large read leaves resident would
+		 * otherwise be counted in the next one's baseline, not its growth.
+		 */
 		const measure = async (workflow: { id: string; path: string }, query = '') => {
+			await Promise.all(cluster.workers.map((worker) => worker.stop()));
+			await Promise.all(cluster.workers.map((worker) => worker.start()));
 			const before = await executionIdSet(cluster.api, workflow.id);
 			const baseline = new Map<string, number>();
 			for (const worker of cluster.workers) {
@@ -358,7 +364,6 @@ describe('Transcribe and Download runs on the workers', () => {
 			return { execution: finished, worker: worker.name, growthMiB: Math.round(growth / MIB) };
 		};
 
-		// Ours first: whatever the first large read leaves behind can only lower the floor measured after it.
 		const ours = await measure(WORKFLOWS.transcribe);
 		const [execution] = await withData(cluster.api, [ours.execution]);
 		expect(execution.status).toBe('success');
