@@ -2,8 +2,9 @@
 // figure beside a baseline measured in the same run. `-- --only P3,P4` runs a subset; BENCH_QUICK=1 shrinks every
 // size for a smoke run (its figures are not the ones to report). P5 (queue mode, about 80 minutes: Poll mode on
 // 60 s jobs is slow by nature) takes `-- --pacer-baseline <label>=<tarball>` (repeatable) to compare the rate-limit
-// pacer with earlier builds of the pack; BENCH_P5_EXECUTIONS (default 200) and BENCH_P5_JOB_SECONDS (default
-// "60,10": Poll and Pause at the first length, Pause alone at the others) shorten it.
+// pacer with earlier builds of the pack; BENCH_P5_EXECUTIONS (Pause runs, default 200), BENCH_P5_POLL_EXECUTIONS
+// (default 200), BENCH_P5_JOB_SECONDS (default "60,10": Poll and Pause at the first length, Pause alone at the others)
+// and BENCH_P5_MODES (default "poll,pauseUntilWebhook") shorten it.
 import '../test/setup-env';
 
 import { parseArgs } from 'node:util';
@@ -13,7 +14,7 @@ import { runMemoryBenchmark } from './p2-memory';
 import { runTriggerBenchmark } from './p3-trigger';
 import { runVerifyBenchmark } from './p3-verify';
 import { runPollingBenchmark } from './p4-polling';
-import { runQueueBenchmark, type PacerBaseline } from './p5-queue';
+import { runQueueBenchmark, type Mode, type PacerBaseline } from './p5-queue';
 import { machineLoad, newReport, renderTable, writeReport, type BenchReport } from './lib/report';
 
 const quick = process.env.BENCH_QUICK === '1';
@@ -46,6 +47,8 @@ const settings = {
 		pacerWindowSeconds: 5,
 		pacerWritesPerWindow: 15,
 		pacerExecutions: quick ? 20 : 200,
+		pollExecutions: Number(process.env.BENCH_P5_POLL_EXECUTIONS ?? (quick ? 20 : 200)),
+		modes: (process.env.BENCH_P5_MODES ?? 'poll,pauseUntilWebhook').split(',') as Mode[],
 	},
 };
 

@@ -33,6 +33,8 @@ export interface ManyExecutionsResult {
 	failureCodes: Record<string, number>;
 	/** Accepted writes (POST /uploads, PUT …/binary, POST /transcriptions). */
 	writes: number;
+	/** Rate-limit windows from the first accepted write to the last, both included. */
+	writeWindows: number;
 	rateLimited: number;
 	/** 429 answers per rate-limit window, the window of the run's first request being 0. */
 	rateLimitedByWindow: Record<number, number>;
@@ -165,6 +167,14 @@ export async function runManyExecutions(
 		rateLimitedByWindow[window] = (rateLimitedByWindow[window] ?? 0) + 1;
 	}
 	const rateLimited = Object.values(rateLimitedByWindow).reduce((sum, count) => sum + count, 0);
+	const acceptedWrites = exchanges.filter(
+		(exchange) => isWrite(exchange) && typeof exchange.status === 'number' && exchange.status < 300,
+	);
+	const writeWindowIndexes = acceptedWrites.map(windowOf);
+	const writeWindows =
+		acceptedWrites.length > 0
+			? Math.max(...writeWindowIndexes) - Math.min(...writeWindowIndexes) + 1
+			: 0;
 
 	const runsByWorker: Record<string, number> = {};
 	const ids = new Set(finished.map((execution) => execution.id));
@@ -184,10 +194,8 @@ export async function runManyExecutions(
 		completedItems,
 		failedItems,
 		failureCodes,
-		writes: exchanges.filter(
-			(exchange) =>
-				isWrite(exchange) && typeof exchange.status === 'number' && exchange.status < 300,
-		).length,
+		writes: acceptedWrites.length,
+		writeWindows,
 		rateLimited,
 		rateLimitedByWindow,
 		rateLimitedAfterFirstWindow: rateLimited - (rateLimitedByWindow[0] ?? 0),
