@@ -337,6 +337,6 @@ async function comparePacers(options: QueueBenchOptions): Promise<ResultRow[]> {
 					meetsTarget: result.rateLimitedAfterFirstWindow === 0 && result.failedItems === 0,
 				}
 			: { baseline: { label: 'this checkout', value: ours.rateLimitedAfterFirstWindow } }),
-		note: `${label}: ${result.rateLimited} × 429 in all (${JSON.stringify(result.rateLimitedByWindow)} by window), ${result.failedItems} failed ${JSON.stringify(result.failureCodes)}, ${result.writes} writes accepted`,
+		note: `${label}: ${result.rateLimited} × 429 in all (${JSON.stringify(result.rateLimitedByWindow)} by window; writes accepted by window ${JSON.stringify(result.writesByWindow)}), ${result.failedItems} failed ${JSON.stringify(result.failureCodes)}, ${result.writes} writes accepted`,
 	}));
 }

@@ -35,6 +35,8 @@ export interface ManyExecutionsResult {
 	writes: number;
 	/** Rate-limit windows from the first accepted write to the last, both included. */
 	writeWindows: number;
+	/** Accepted writes per rate-limit window, the window of the run's first request being 0. */
+	writesByWindow: Record<number, number>;
 	rateLimited: number;
 	/** 429 answers per rate-limit window, the window of the run's first request being 0. */
 	rateLimitedByWindow: Record<number, number>;
@@ -171,6 +173,9 @@ export async function runManyExecutions(
 		(exchange) => isWrite(exchange) && typeof exchange.status === 'number' && exchange.status < 300,
 	);
 	const writeWindowIndexes = acceptedWrites.map(windowOf);
+	const writesByWindow: Record<number, number> = {};
+	for (const window of writeWindowIndexes)
+		writesByWindow[window - firstWindow] = (writesByWindow[window - firstWindow] ?? 0) + 1;
 	const writeWindows =
 		acceptedWrites.length > 0
 			? Math.max(...writeWindowIndexes) - Math.min(...writeWindowIndexes) + 1
@@ -196,6 +201,7 @@ export async function runManyExecutions(
 		failureCodes,
 		writes: acceptedWrites.length,
 		writeWindows,
+		writesByWindow,
 		rateLimited,
 		rateLimitedByWindow,
 		rateLimitedAfterFirstWindow: rateLimited - (rateLimitedByWindow[0] ?? 0),
