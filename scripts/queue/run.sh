@@ -2,7 +2,7 @@
 # `npm run test:queue`: the pack in n8n's queue mode — one main, two workers and two webhook processors behind a
 # round-robin router, on private PostgreSQL 15 and Redis 7 — once per n8n version.
 #   QUEUE_N8N=2.8|2.15|2.8,2.15 (default 2.8,2.15)    extra arguments go to jest (e.g. -t 'trigger')
-#   QUEUE_PROFILE=ci    CI's lighter counts (60 instead of 200 executions, a 64 MiB instead of a 256 MiB file, …)
+#   QUEUE_PROFILE=ci    CI's lighter counts (40 instead of 200 executions, a 64 MiB instead of a 256 MiB file, …)
 # Installs what is missing (scripts/queue/install.sh), builds, then runs test/queue once per version; each run
 # writes test/e2e/.work/queue/results/<version>[-ci].json (the figures it measured) and keeps every process's log in
 # test/e2e/.work/queue/<version>[-ci]/. Exits non-zero if any version failed.
