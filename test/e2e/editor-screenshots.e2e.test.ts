@@ -329,12 +329,21 @@ describeWithChromium(`Editor screenshots in n8n ${context.n8nVersion}`, () => {
 			await save('node-job-from-list');
 			expect(await items.count()).toBeGreaterThanOrEqual(10);
 
-			// The search field has the focus when the list opens.
-			await page.keyboard.type(hebrew.job_id.slice(-12));
+			// Typed into the search field once it has the focus (n8n 1.123's field ignores a programmatic fill).
+			const searchField = page
+				.locator('input[data-test-id="rlc-search"], [data-test-id="rlc-search"] input')
+				.first();
+			await searchField.click();
+			await searchField.pressSequentially(hebrew.job_id.slice(-12), { delay: 20 });
 			const match = page.locator('[data-test-id="rlc-item"]', { hasText: hebrew.job_id });
-			await waitFor('the search to leave one job', async () =>
-				(await items.count()) === 1 && (await match.count()) === 1 ? true : undefined,
-			);
+			let shownItems: string[] = [];
+			await waitFor('the search to leave one job', async () => {
+				shownItems = await items.allInnerTexts();
+				return shownItems.length === 1 && (await match.count()) === 1 ? true : undefined;
+			}).catch(async (error: Error) => {
+				await save('node-job-search-failed');
+				throw new Error(`${error.message}; the list shows ${JSON.stringify(shownItems)}`);
+			});
 			await match.click();
 			const shown = field
 				.locator('input[data-test-id="rlc-input"], [data-test-id="rlc-input"] input')
