@@ -195,13 +195,17 @@ async function requestsPerPoll(size: number): Promise<ResultRow[]> {
 }
 
 /**
- * The gap between a job's updated_at and the poll that emits it, polls every minute on a 10,000-job account: jobs
- * finish at random moments, some created long before (deep in the list), in the default and a scrambled order.
+ * The gap between a job's updated_at and the poll that emits it, polls every minute: jobs finish at random moments,
+ * some created long before (deep in the list), while newer ones keep arriving; in the sandbox's default order (newest
+ * created first) and a scrambled one (new jobs land anywhere in the list).
  */
-async function gaps(order: ListOrder, options: PollingTriggerBenchOptions): Promise<ResultRow> {
+async function gaps(
+	order: ListOrder,
+	size: number,
+	options: PollingTriggerBenchOptions,
+): Promise<ResultRow> {
 	const env = await setup(order);
 	try {
-		const size = Math.max(...options.accountSizes);
 		await env.admin.seedJobs({ account_id: env.accountId, count: size });
 		const trigger = await PollingTriggerUnderTest.start({
 			credentials: { apiKey: env.key, baseUrl: env.proxy.baseUrl },
@@ -272,7 +276,10 @@ export async function runPollingTriggerBenchmark(
 ): Promise<ResultRow[]> {
 	const rows: ResultRow[] = [];
 	for (const size of options.accountSizes) rows.push(...(await requestsPerPoll(size)));
-	rows.push(await gaps('newest_first', options));
-	rows.push(await gaps('scrambled', options));
+	for (const size of options.accountSizes) {
+		for (const order of ['newest_first', 'scrambled'] as const) {
+			rows.push(await gaps(order, size, options));
+		}
+	}
 	return rows;
 }

@@ -129,6 +129,11 @@ export class SandboxAdmin {
 		return this.call('POST', `/jobs/${encodeURIComponent(jobId)}/complete`);
 	}
 
+	/** The job ends cancelled now (no webhook). */
+	cancelJob(jobId: string): Promise<PublicTranscriptionResponse> {
+		return this.call('POST', `/jobs/${encodeURIComponent(jobId)}/cancel`);
+	}
+
 	/** Jobs created straight into an account (mock transcripts, no uploads), oldest first, ending now. */
 	seedJobs(body: SeedJobsRequest): Promise<{ count: number; job_ids: string[] }> {
 		return this.call('POST', '/jobs', body);

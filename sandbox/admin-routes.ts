@@ -342,6 +342,12 @@ export function registerAdminRoutes(app: FastifyInstance, context: SandboxContex
 				return jobs.snapshot(job);
 			});
 
+			admin.post('/jobs/:job_id/cancel', async (request) => {
+				const job = ownedJob(request);
+				await jobs.cancel(job);
+				return jobs.snapshot(job);
+			});
+
 			admin.post('/jobs', async (request, reply) => {
 				const body = await adminBody<SeedJobsRequest>(request, 'seedJobs');
 				const account = store.accounts.get(body.account_id);

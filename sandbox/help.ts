@@ -44,7 +44,7 @@ writes need "Content-Type: application/json" even without a body):
   POST   /_sandbox/accounts/{account_id}  {tier?, api_access?, wallet_balance?, signing_secret?}
   GET    /_sandbox/clock · POST /_sandbox/clock {advance_seconds}
   POST   /_sandbox/jobs/{job_id}/fail     · DELETE /_sandbox/jobs/{job_id}/artifact
-  POST   /_sandbox/jobs/{job_id}/hold · …/release · …/complete
+  POST   /_sandbox/jobs/{job_id}/hold · …/release · …/complete · …/cancel
   POST   /_sandbox/jobs {account_id, count, status?, held?, filename?} → jobs seeded into an account
   POST   /_sandbox/list-order {order: newest_first|oldest_first|updated_first|scrambled}
   GET    /_sandbox/webhook-deliveries[?wait=idle]

@@ -151,6 +151,17 @@ export class JobRunner {
 		await this.complete(job, outcome.transcript, this.clock.now());
 	}
 
+	/** Admin: the job ends cancelled now; the service sends no webhook for that state (spec 6). */
+	async cancel(job: JobRecord): Promise<void> {
+		await this.finalizing.get(job.job_id);
+		refuseTerminal(job);
+		job.held = false;
+		job.status = 'cancelled';
+		job.updated_at = this.clock.now();
+		job.credits_used = 0;
+		await this.deleteSource(job);
+	}
+
 	/** Admin: `count` jobs with mock transcripts, created oldest first, one millisecond apart, ending now. */
 	seed(input: SeedJobs): JobRecord[] {
 		const now = this.clock.now();
@@ -314,12 +325,16 @@ export class JobRunner {
 		job.status = status;
 		job.updated_at = at;
 		if (status === 'failed') job.credits_used = 0;
+		await this.deleteSource(job);
+		this.emitWebhook(job, status, at);
+	}
+
+	private async deleteSource(job: JobRecord): Promise<void> {
 		const upload = this.store.uploads.get(job.upload_id);
 		if (upload && !upload.source_deleted) {
 			upload.source_deleted = true;
 			await removeFile(upload.file_path);
 		}
-		this.emitWebhook(job, status, at);
 	}
 
 	private emitWebhook(job: JobRecord, status: 'completed' | 'failed', at: number): void {

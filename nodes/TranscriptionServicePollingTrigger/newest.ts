@@ -46,26 +46,26 @@ export class NewestJobSearch {
 		const unread = this.walks.find((walk) => walk.total === undefined && !walk.done);
 		if (unread) return { status: unread.status, cursor: 0, limit: PAGE_SIZE, kind: 'first_page' };
 		for (const walk of this.walks) {
-			if (walk.done || walk.total === undefined) continue;
-			if (walk.front + walk.back >= walk.total) {
-				walk.done = true;
-				continue;
-			}
-			const side = walk.side;
-			walk.side = side === 'back' ? 'front' : 'back';
-			if (side === 'back') {
-				const end = walk.total - walk.back;
-				const cursor = Math.max(walk.front, end - PAGE_SIZE);
-				return { status: walk.status, cursor, limit: end - cursor, kind: 'back' };
-			}
-			return {
-				status: walk.status,
-				cursor: walk.front,
-				limit: Math.min(PAGE_SIZE, walk.total - walk.back - walk.front),
-				kind: 'front',
-			};
+			if (walk.total !== undefined && walk.front + walk.back >= walk.total) walk.done = true;
 		}
-		return undefined;
+		// The list read least so far goes next: the budget is shared evenly between the statuses.
+		const walk = this.walks
+			.filter((candidate) => !candidate.done && candidate.total !== undefined)
+			.sort((a, b) => a.front + a.back - (b.front + b.back))[0];
+		if (walk?.total === undefined) return undefined;
+		const side = walk.side;
+		walk.side = side === 'back' ? 'front' : 'back';
+		if (side === 'back') {
+			const end = walk.total - walk.back;
+			const cursor = Math.max(walk.front, end - PAGE_SIZE);
+			return { status: walk.status, cursor, limit: end - cursor, kind: 'back' };
+		}
+		return {
+			status: walk.status,
+			cursor: walk.front,
+			limit: Math.min(PAGE_SIZE, walk.total - walk.back - walk.front),
+			kind: 'front',
+		};
 	}
 
 	apply(request: ListRequest, page: ListPage): void {

@@ -178,6 +178,8 @@ export function isPolledStatus(value: unknown): value is PolledStatus {
  * next() returns undefined; then finish() for the state to store and the jobs to emit.
  */
 export class PollSession {
+	/** Whether some selected status has state from earlier polls (false at the first activation). */
+	readonly hasHistory: boolean;
 	private readonly state: PollState;
 	private readonly runs: StatusRun[];
 	private readonly recentKeys: Set<string>;
@@ -239,9 +241,6 @@ export class PollSession {
 		this.hasHistory = this.runs.some((run) => run.state !== undefined);
 		this.searchTurn = this.state.turn % Math.max(1, this.runs.length);
 	}
-
-	/** Whether some selected status has state from earlier polls (false at the first activation). */
-	readonly hasHistory: boolean;
 
 	/** The next request to make, or undefined when this poll is done. */
 	next(): ListRequest | undefined {
@@ -376,9 +375,8 @@ export class PollSession {
 	}
 
 	/** A request failed (rate limit, network): no more requests this poll; what was read still counts. */
-	interrupt(reason: string): void {
+	interrupt(): void {
 		this.interrupted = true;
-		this.note(`stopped early: ${reason}`);
 	}
 
 	finish(): PollOutcome {

@@ -93,7 +93,7 @@ async function pollOnce(
 		} catch (error) {
 			if (firstActivation || !isTransient(error)) throw asNodeError(context, error);
 			stoppedBy = error as Error;
-			session.interrupt((error as Error).message);
+			session.interrupt();
 			break;
 		}
 		session.apply(request, pageOf(response), serviceTime(response));

@@ -160,6 +160,27 @@ describe('emitted items', () => {
 		expect(listRequests()).toBe(2);
 	});
 
+	test('a cancelled job, when selected: transcription.cancelled with no artifact link', async () => {
+		const { key, credentials } = await account();
+		const trigger = await PollingTriggerUnderTest.start({
+			credentials,
+			parameters: { events: ['transcription.completed', 'transcription.cancelled'] },
+		});
+		await activate(trigger);
+		const cancelled = await liveJob(key);
+		await env.admin.cancelJob(cancelled);
+
+		expect((await trigger.poll())?.map((item) => item.json)).toEqual([
+			expect.objectContaining({
+				event: 'transcription.cancelled',
+				event_id: pollEventId(cancelled, 'cancelled'),
+				status: 'cancelled',
+				job_id: cancelled,
+				links: { self: `${env.nodeBaseUrl}/api/v1/transcriptions/${cancelled}`, artifact: null },
+			}),
+		]);
+	});
+
 	test('Download Artifact: the transcript attached; a failed download keeps the job, with artifact_error', async () => {
 		const { key, credentials } = await account();
 		const trigger = await PollingTriggerUnderTest.start({

@@ -4,7 +4,7 @@ import type { PublicTranscriptionListResponse, PublicTranscriptionResponse } fro
 import { SandboxAdminError } from '../../sandbox/admin-client';
 import { api, createJob, GENEROUS_LIMITS, rawRequest, uploadMedia, useSandbox } from './helpers';
 
-const handle = useSandbox({ jobSeconds: 2, rateLimits: GENEROUS_LIMITS });
+const handle = useSandbox({ jobSeconds: 2, rateLimits: GENEROUS_LIMITS, allowLocalWebhooks: true });
 
 async function liveJob(filename = 'meeting.wav'): Promise<string> {
 	const { key } = handle.sandbox.keys.platinum_live;
@@ -115,6 +115,33 @@ describe('POST /_sandbox/jobs/{job_id}/complete', () => {
 			headers: { host: new URL(handle.baseUrl).host },
 		});
 		expect(response.status).toBe(415);
+	});
+});
+
+describe('POST /_sandbox/jobs/{job_id}/cancel', () => {
+	test('the job ends cancelled now, listed under status=cancelled, with no webhook and no artifact', async () => {
+		const { key } = handle.sandbox.keys.platinum_live;
+		const uploadId = await uploadMedia(handle.baseUrl, key);
+		const { job_id } = await createJob(handle.baseUrl, key, {
+			upload_id: uploadId,
+			webhook_url: 'http://127.0.0.1:9/hook',
+		});
+		const cancelled = await handle.admin.cancelJob(job_id);
+		expect(cancelled).toMatchObject({ status: 'cancelled', credits_used: 0 });
+		expect(
+			(await list(key, { status: 'cancelled', limit: 100 })).items.map((item) => item.job_id),
+		).toContain(job_id);
+		const artifact = await api(handle.baseUrl, {
+			path: `/api/v1/transcriptions/${job_id}/artifact.txt`,
+			key,
+		});
+		expect(artifact.status).toBe(409);
+		const deliveries = await handle.admin.webhookDeliveries({ waitIdle: true });
+		expect(deliveries.some((delivery) => delivery.body.includes(job_id))).toBe(false);
+		expect(await rejection(handle.admin.cancelJob(job_id))).toEqual({
+			status: 409,
+			code: 'job_already_terminal',
+		});
 	});
 });
 

@@ -212,7 +212,7 @@ export class SimTrigger {
 		const made: ListRequest[] = [];
 		for (let request = session.next(); request; request = session.next()) {
 			if (options.failAt === made.length) {
-				session.interrupt('rate_limit_exceeded');
+				session.interrupt();
 				break;
 			}
 			made.push(request);

@@ -519,6 +519,18 @@ describe('Fetch Test Event (manual): the newest job', () => {
 		expect(newestJob(service, ['cancelled'], 20).job).toBeUndefined();
 	});
 
+	test('the budget is shared between the statuses', () => {
+		const service = new SimService('newest_first');
+		for (const job of service.create(2000)) service.finish(job, 'completed');
+		for (const job of service.create(150)) service.finish(job, 'failed');
+		const [middle] = service.create(1);
+		for (const job of service.create(150)) service.finish(job, 'failed');
+		service.advance(1000);
+		service.finish(middle, 'failed');
+		const { job } = newestJob(service, ['completed', 'failed'], 10);
+		expect(job?.job_id).toBe(middle.job_id);
+	});
+
 	test('within the budget when the lists are larger than it', () => {
 		const service = new SimService('newest_first');
 		for (const job of service.create(5000)) service.finish(job, 'completed');
