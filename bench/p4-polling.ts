@@ -1,6 +1,7 @@
-// P4 polling cost: GET /transcriptions/{job_id} requests per job for 10 s, 60 s and 600 s jobs, by the node's
-// wait loop (Transcribe and Download with default poll options) against a fixed 5 s poll, both running side by
-// side against the same sandbox. Long jobs run on sandbox time sped up on both sides (see lib/time-scale.ts) so
+// P4 waiting cost: GET /transcriptions/{job_id} requests per job for 10 s, 60 s and 600 s jobs, by Transcribe and
+// Download in Wait Mode "Poll" (default poll options) against a fixed 5 s poll, both running side by side against the
+// same sandbox; and in Wait Mode "Pause Until Webhook", whose execution is paused until the service's signed events
+// reach its resume URL (n8n's waiting-webhook steps, as test/engine/waiting-harness.ts runs them). Long jobs run on sandbox time sped up on both sides (see lib/time-scale.ts) so
 // that no job takes more than `wallSecondsPerJob` of wall time; short ones run in real time, where the speed-up
 // would also stretch every request's own latency into seconds of sandbox time.
 
@@ -11,12 +12,15 @@ import { ACTION_NODE_NAME, runTranscribeAndDownload, wavItems } from './lib/engi
 import { transcribeWithFixedPoll } from './lib/fixed-poll-client';
 import { ratio, round, type ResultRow } from './lib/report';
 import { scaleTime } from './lib/time-scale';
+import { PausedRun } from '../test/engine/waiting-harness';
 
 export interface PollingBenchOptions {
 	jobSeconds: number[];
 	jobsPerLength: number;
 	wallSecondsPerJob: number;
 	seed: number;
+	/** Pause Until Webhook runs in real time (see runPauseArm); longer jobs are left out of it (quick runs). */
+	pauseMaxJobSeconds: number;
 }
 
 const FIXED_POLL_SECONDS = 5;
@@ -51,6 +55,12 @@ function mean(values: number[]): number {
 
 export async function runPollingBenchmark(options: PollingBenchOptions): Promise<ResultRow[]> {
 	const rows: ResultRow[] = [];
+	// In real time, every length at once, beside the sped-up polling arms: the longest job sets P4's duration.
+	const pauseArms = Promise.all(
+		options.jobSeconds
+			.filter((jobSeconds) => jobSeconds <= options.pauseMaxJobSeconds)
+			.map(async (jobSeconds) => await runPauseArm(jobSeconds, options)),
+	);
 	for (const jobSeconds of options.jobSeconds) {
 		const factor = Math.max(1, jobSeconds / options.wallSecondsPerJob);
 		const sandbox = await startSandbox({ port: 0, quiet: true, jobSeconds, seed: options.seed });
@@ -129,5 +139,75 @@ export async function runPollingBenchmark(options: PollingBenchOptions): Promise
 			await sandbox.close();
 		}
 	}
+	for (const arm of await pauseArms) rows.push(...arm);
 	return rows;
+}
+
+/**
+ * Pause Until Webhook on a sandbox of its own, in real time: the service signs each event with its own clock, and one
+ * running minutes ahead of n8n's is refused (±300 s) as it should be, so sandbox time is not sped up here.
+ */
+async function runPauseArm(jobSeconds: number, options: PollingBenchOptions): Promise<ResultRow[]> {
+	const sandbox = await startSandbox({
+		port: 0,
+		quiet: true,
+		jobSeconds,
+		seed: options.seed,
+		allowLocalWebhooks: true,
+	});
+	const proxy = await startCountingProxy(sandbox.baseUrl);
+	try {
+		const run = await PausedRun.start({
+			parameters: {
+				resource: 'transcription',
+				operation: 'transcribeAndDownload',
+				binaryPropertyName: 'data',
+				formats: ['srt'],
+				waitMode: 'pauseUntilWebhook',
+				options: { concurrency: options.jobsPerLength, maxWaitSeconds: jobSeconds * 3 },
+			},
+			input: await wavItems(options.jobsPerLength, `p4-pause-${jobSeconds}s`),
+			credentials: {
+				apiKey: sandbox.keys.platinum_live.key,
+				baseUrl: proxy.baseUrl,
+				signingSecret: sandbox.keys.platinum_live.signing_secret,
+			},
+		});
+		await run.finished();
+		await run.close();
+		const jobs = run.output().map((item) => item.json as { job_id: string; status: string });
+		if (jobs.some((job) => job.status !== 'completed')) {
+			throw new Error('P4: a paused job did not complete');
+		}
+		// After the resume each job is read once, for the output's snapshot; any other GET was made while waiting.
+		const gets = jobs.map((job) => countPolls(proxy.exchanges, job.job_id, Number.NaN).gets);
+		const whileWaiting = round(mean(gets.map((count) => Math.max(0, count - 1))), 1);
+		const fixedPollGets = round(jobSeconds / FIXED_POLL_SECONDS, 1);
+		const resumedBy = run.calls.find((call) => call.resumed);
+		const lagMs = (run.finishedAtMs ?? Number.NaN) - (resumedBy?.receivedAtMs ?? Number.NaN);
+		return [
+			{
+				benchmark: 'P4',
+				metric: `status GETs while waiting, per ${jobSeconds} s job (Pause Until Webhook)`,
+				value: whileWaiting,
+				unit: 'GETs',
+				baseline: {
+					label: `fixed ${FIXED_POLL_SECONDS} s poll (${jobSeconds} s ÷ ${FIXED_POLL_SECONDS} s)`,
+					value: fixedPollGets,
+				},
+				ratio: ratio(whileWaiting, fixedPollGets),
+				note: `${round(mean(gets), 1)} GET per job in all (its snapshot, after the last event); ${run.calls.length} events received, ${run.calls.filter((call) => call.resumed).length} resume; real time, ${options.jobsPerLength} jobs`,
+			},
+			{
+				benchmark: 'P4',
+				metric: `output after the last event, ${jobSeconds} s jobs (Pause Until Webhook)`,
+				value: Math.round(lagMs),
+				unit: 'ms',
+				note: "wall time from the event that resumed the execution to the node's output (a snapshot and the SRT per job)",
+			},
+		];
+	} finally {
+		await proxy.close();
+		await sandbox.close();
+	}
 }

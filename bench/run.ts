@@ -25,7 +25,12 @@ const settings = {
 	p3: quick
 		? { events: 100, ratePerSecond: 20, verifyRounds: 2 }
 		: { events: 1000, ratePerSecond: 20, verifyRounds: 7 },
-	p4: { jobSeconds: [10, 60, 600], jobsPerLength: 3, wallSecondsPerJob: quick ? 5 : 60 },
+	p4: {
+		jobSeconds: [10, 60, 600],
+		jobsPerLength: 3,
+		wallSecondsPerJob: quick ? 5 : 60,
+		pauseMaxJobSeconds: quick ? 10 : 600,
+	},
 	p6: quick
 		? { accountSizes: [10, 1000], gapPolls: 10, gapJobs: 5 }
 		: { accountSizes: [10, 1000, 10_000], gapPolls: 30, gapJobs: 20 },

@@ -11,6 +11,7 @@ import {
 
 import * as account from './actions/account/Account.resource';
 import { router } from './actions/router';
+import { searchJobs } from './methods/listSearch';
 import { resumeOnEvent } from './pause/resume';
 import * as transcription from './actions/transcription/Transcription.resource';
 import * as upload from './actions/upload/Upload.resource';
@@ -39,7 +40,9 @@ export class TranscriptionService implements INodeType {
 			dark: 'file:../../icons/transcriptionService.dark.svg',
 		},
 		group: ['transform'],
-		version: 1,
+		// 2: Job (Get, Download Artifact) is a resource locator. Workflows saved with version 1 keep its Job ID string.
+		version: [1, 2],
+		defaultVersion: 2,
 		// Labels rather than raw values under the node on the canvas. n8n's scanner requires a string literal here, so
 		// this is where the canvas labels are written; a unit test keeps its keys equal to the operations offered.
 		subtitle:
@@ -71,6 +74,10 @@ export class TranscriptionService implements INodeType {
 			...account.description,
 			...webhook.description,
 		],
+	};
+
+	methods = {
+		listSearch: { searchJobs },
 	};
 
 	async execute(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {

@@ -6,7 +6,7 @@ import { artifactProperties, eventsProperty } from '../shared/event-properties';
 export const properties: INodeProperties[] = [
 	{
 		displayName:
-			"The service has no webhook registration: a job's Webhook URL is its registration. Copy this node's <b>Production URL</b> (Webhook URLs, above) into the Webhook URL field of the Transcription Service node (Create Transcription or Transcribe and Download), then activate this workflow. The service delivers only to public HTTPS on port 443.",
+			"Each job sends its events to the Webhook URL it was created with; the service has no other registration. Copy this node's <b>Production URL</b> (open <i>Webhook URLs</i> above) into <b>Additional Fields → Webhook URL</b> of the Transcription Service node (Create or Transcribe and Download), then publish (activate) this workflow. The Test URL gets a job's events only while this node is listening. The service delivers to public HTTPS on port 443 only.",
 		name: 'registrationNotice',
 		type: 'notice',
 		default: '',

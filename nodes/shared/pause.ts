@@ -5,11 +5,14 @@ type AbortableSleep = (ms: number, signal: AbortSignal) => Promise<void>;
 
 /**
  * n8n-workflow up to 2.33 waits with `sleepWithAbort(ms, signal)`; 2.34 removed it and `sleep(ms, signal)` does the
- * same. Whichever this n8n has.
+ * same. Whichever this n8n has, looked up at each call as n8n-workflow's own exports are.
  */
-const abortableSleep: AbortableSleep =
-	(n8nWorkflow as unknown as { sleepWithAbort?: AbortableSleep }).sleepWithAbort ??
-	(sleep as unknown as AbortableSleep);
+function abortableSleep(): AbortableSleep {
+	return (
+		(n8nWorkflow as unknown as { sleepWithAbort?: AbortableSleep }).sleepWithAbort ??
+		(sleep as unknown as AbortableSleep)
+	);
+}
 
 /**
  * Waits `ms`, or stops at once when the execution is cancelled. The sleep functions may leave their listener on the
@@ -22,7 +25,7 @@ export async function pause(ms: number, signal: AbortSignal | undefined): Promis
 	const forward = () => local.abort(signal.reason);
 	signal.addEventListener('abort', forward, { once: true });
 	try {
-		await abortableSleep(ms, signal.aborted ? signal : local.signal);
+		await abortableSleep()(ms, signal.aborted ? signal : local.signal);
 	} finally {
 		signal.removeEventListener('abort', forward);
 	}

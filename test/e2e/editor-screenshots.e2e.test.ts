@@ -1,17 +1,32 @@
 // The nodes in the real n8n editor, photographed with Debian's chromium through playwright-core
 // (never a downloaded browser). Pictures go to test/e2e/.work/screenshots/<version>/; with
 // E2E_UPDATE_SCREENSHOTS=1 they also replace the ones under docs/ that the README shows.
+// The Job field (node version 2) is used as a person would: its From List search through n8n's own editor endpoint,
+// a job picked in the editor, saved and run.
 import { existsSync } from 'node:fs';
 import { copyFile, mkdir } from 'node:fs/promises';
 import path from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { chromium } from 'playwright-core';
 
+import { SandboxAdmin } from '../../sandbox/admin-client';
+import { makeWav } from '../fixtures/media';
+import { CREDENTIAL_TYPE, SANDBOX_TEST_KEY_CREDENTIAL } from './harness/environment';
+import {
+	executionIds,
+	failureOf,
+	newExecutions,
+	nodeItems,
+	postJson,
+	serviceArtifact,
+} from './harness/executions';
+import { waitFor } from './harness/processes';
 import { OWNER } from './harness/rest';
 import { suiteHandles, WORKFLOW_IDS } from './harness/suite';
 import { REPO_ROOT, WORK_DIR } from './harness/versions';
+import { loadFixture } from './harness/workflows';
 
-const { context } = suiteHandles();
+const { context, api } = suiteHandles();
 const CHROMIUM = '/usr/bin/chromium';
 const CHROMIUM_FLAGS = [
 	'--headless',
@@ -24,6 +39,98 @@ const CHROMIUM_FLAGS = [
 	'--disable-sync',
 ];
 const outputFolder = path.join(WORK_DIR, 'screenshots', context.versionId);
+
+const ACTION_NODE_TYPE = 'n8n-nodes-transcription-service.transcriptionService';
+
+/** A job snapshot as the sandbox answers GET /transcriptions/{job_id} (spec 2.3). */
+interface Job {
+	job_id: string;
+	status: string;
+	created_at: string;
+	links: { self: string; artifact: string };
+}
+
+async function sandboxApi<T>(
+	apiKey: string,
+	method: string,
+	apiPath: string,
+	body?: Buffer | object,
+) {
+	const raw = Buffer.isBuffer(body);
+	const response = await fetch(`${context.sandboxBaseUrl}/api/v1${apiPath}`, {
+		method,
+		headers: {
+			authorization: `Bearer ${apiKey}`,
+			'content-type': raw ? 'application/octet-stream' : 'application/json',
+		},
+		body: body === undefined ? undefined : raw ? body : JSON.stringify(body),
+	});
+	const parsed = (await response.json()) as T;
+	if (!response.ok)
+		throw new Error(`${method} ${apiPath} → ${response.status}: ${JSON.stringify(parsed)}`);
+	return parsed;
+}
+
+const media = makeWav({ seconds: 2 });
+
+/** A job of the sandbox's platinum account, started the way the nodes start one (slot, bytes, job). */
+async function startJob(apiKey: string, filename: string): Promise<Job> {
+	const slot = await sandboxApi<{ upload_id: string }>(apiKey, 'POST', '/uploads', {
+		filename,
+		content_type: 'audio/wav',
+		size_bytes: media.length,
+	});
+	await sandboxApi(apiKey, 'PUT', `/uploads/${slot.upload_id}/binary`, media);
+	const created = await sandboxApi<Job>(apiKey, 'POST', '/transcriptions', {
+		upload_id: slot.upload_id,
+	});
+	return await jobNow(apiKey, created.job_id);
+}
+
+const jobNow = (apiKey: string, jobId: string) =>
+	sandboxApi<Job>(apiKey, 'GET', `/transcriptions/${jobId}`);
+
+/** The account's jobs as the service lists them, every page. */
+async function serviceListing(apiKey: string): Promise<Job[]> {
+	const jobs: Job[] = [];
+	for (let cursor = 0; ; cursor += 100) {
+		const page = await sandboxApi<{ items: Job[]; links: { next: string | null } }>(
+			apiKey,
+			'GET',
+			`/transcriptions?limit=100&cursor=${cursor}`,
+		);
+		jobs.push(...page.items);
+		if (!page.links.next) return jobs;
+	}
+}
+
+/** The label the Job list shows, written out here from the README's description. */
+const jobLabel = (job: Job, details: string) =>
+	`${job.created_at.slice(0, 16).replace('T', ' ')} UTC · ${job.status} · ${details ? `${details} · ` : ''}${job.job_id}`;
+
+/** The editor's request when the Job field's list opens, is searched or scrolled. */
+const listJobs = (
+	credential: { id: string; name: string },
+	filter?: string,
+	paginationToken?: string,
+) =>
+	api.resourceLocatorResults({
+		nodeTypeAndVersion: { name: ACTION_NODE_TYPE, version: 2 },
+		path: 'jobId',
+		methodName: 'searchJobs',
+		currentNodeParameters: {
+			resource: 'transcription',
+			operation: 'get',
+			jobId: { __rl: true, mode: 'list', value: '' },
+		},
+		credentials: { [CREDENTIAL_TYPE]: credential },
+		...(filter === undefined ? {} : { filter }),
+		...(paginationToken === undefined ? {} : { paginationToken }),
+	});
+
+interface ListAnswer {
+	data: { results: Array<{ name: string; value: string }>; paginationToken?: unknown };
+}
 
 const describeWithChromium = existsSync(CHROMIUM) ? describe : describe.skip;
 
@@ -109,6 +216,169 @@ describeWithChromium(`Editor screenshots in n8n ${context.n8nVersion}`, () => {
 		await page.keyboard.press('Escape');
 
 		expect(found).toContain('Transcription Service');
+	});
+
+	describe('the Job field (Get, Download Artifact; node version 2)', () => {
+		const admin = new SandboxAdmin(context.sandboxBaseUrl);
+		let hebrew: Job;
+		let english: Job;
+		let failed: Job;
+		let workflowId: string;
+
+		beforeAll(async () => {
+			// More than one page of jobs (100) takes more writes than a platinum minute allows: lift the limits meanwhile.
+			const limits = await admin.setRateLimits({});
+			await admin.setRateLimits({ perTier: { ...limits.perTier, platinum: 100_000 } });
+			try {
+				const { total } = await sandboxApi<{ total: number }>(
+					context.keys.test,
+					'GET',
+					'/transcriptions?limit=1',
+				);
+				for (let index = total; index < 101; index++)
+					await startJob(context.keys.test, `weekly-sync-${index}.wav`);
+				english = await startJob(context.keys.live, 'interview-dana.wav');
+				hebrew = await startJob(context.keys.live, 'ראיון עם דנה.wav');
+				const unreadable = await startJob(context.keys.live, 'voicemail.wav');
+				failed = { ...unreadable, ...(await admin.failJob(unreadable.job_id)) };
+			} finally {
+				await admin.setRateLimits(limits);
+			}
+			for (const job of [english, hebrew]) {
+				const done = await waitFor(
+					`job ${job.job_id} completed`,
+					async () => {
+						const now = await jobNow(context.keys.live, job.job_id);
+						return now.status === 'completed' ? now : undefined;
+					},
+					{ timeoutMs: 30_000, intervalMs: 250 },
+				);
+				Object.assign(job, done);
+			}
+			workflowId = await api.createWorkflow(
+				loadFixture('job-locator.json') as unknown as Parameters<typeof api.createWorkflow>[0],
+			);
+		});
+
+		it("lists the service's jobs through n8n's editor endpoint: newest first, labelled, searchable, paged with the token", async () => {
+			const listing = await serviceListing(context.keys.test);
+			expect(listing.length).toBeGreaterThan(100);
+
+			const pages: ListAnswer['data'][] = [];
+			let token: string | undefined;
+			do {
+				const answer = await listJobs(SANDBOX_TEST_KEY_CREDENTIAL, undefined, token);
+				expect(answer.status).toBe(200);
+				const { data } = answer.body as unknown as ListAnswer;
+				pages.push(data);
+				token = data.paginationToken as string | undefined;
+			} while (token !== undefined && pages.length < 10);
+			expect(pages[0].results).toHaveLength(100);
+			// The token n8n hands back is a string, as n8n's request schema wants it.
+			expect(pages[0].paginationToken).toBe('100');
+			expect(pages.flatMap((page) => page.results.map((result) => result.value))).toEqual(
+				listing.map((job) => job.job_id),
+			);
+
+			const labels = new Map(pages[0].results.map((result) => [result.value, result.name]));
+			expect(labels.get(hebrew.job_id)).toBe(jobLabel(hebrew, '2 s · Hebrew'));
+			expect(labels.get(english.job_id)).toBe(jobLabel(english, '2 s · English'));
+			expect(labels.get(failed.job_id)).toBe(jobLabel(failed, ''));
+
+			const search = await listJobs(SANDBOX_TEST_KEY_CREDENTIAL, hebrew.job_id.slice(-12));
+			expect((search.body as unknown as ListAnswer).data.results).toEqual([
+				{ name: jobLabel(hebrew, '2 s · Hebrew'), value: hebrew.job_id },
+			]);
+			const hebrewJobs = await listJobs(SANDBOX_TEST_KEY_CREDENTIAL, 'Hebrew completed');
+			expect(
+				(hebrewJobs.body as unknown as ListAnswer).data.results.map((result) => result.value),
+			).toContain(hebrew.job_id);
+		});
+
+		it("answers a revoked key with the service's 401, which the editor shows beside a link to the credential", async () => {
+			const revoked = await admin.createKey({ mode: 'live' });
+			await admin.revokeKey(revoked.key);
+			const name = 'Transcription Service (revoked key)';
+			const id = await api.createCredential({
+				name,
+				type: CREDENTIAL_TYPE,
+				data: {
+					apiKey: revoked.key,
+					signingSecret: '',
+					previousSigningSecret: '',
+					baseUrl: context.sandboxBaseUrl,
+					pathPrefix: '/api/v1',
+				},
+			});
+			const answer = await listJobs({ id, name });
+			expect(answer.status).toBeGreaterThanOrEqual(400);
+			expect(answer.body).toMatchObject({
+				httpCode: '401',
+				description: expect.stringMatching(/^Error code: invalid_api_key · Request ID: req_/),
+			});
+		});
+
+		it('photographs the list, picks a job in the editor, saves it, and the saved workflow runs with it', async () => {
+			await openWorkflow(workflowId);
+			await openNode('Get Transcription');
+			const field = page.locator('[data-test-id="resource-locator-jobId"]');
+			await field.locator('[data-test-id="rlc-input"]').first().click();
+			const items = page.locator('[data-test-id="rlc-item"]');
+			await items.first().waitFor({ timeout: 30_000 });
+			await page.waitForTimeout(800);
+			await save('node-job-from-list');
+			expect(await items.count()).toBeGreaterThanOrEqual(10);
+
+			// The search field has the focus when the list opens.
+			await page.keyboard.type(hebrew.job_id.slice(-12));
+			const match = page.locator('[data-test-id="rlc-item"]', { hasText: hebrew.job_id });
+			await waitFor('the search to leave one job', async () =>
+				(await items.count()) === 1 && (await match.count()) === 1 ? true : undefined,
+			);
+			await match.click();
+			const shown = field
+				.locator('input[data-test-id="rlc-input"], [data-test-id="rlc-input"] input')
+				.first();
+			await expect(shown.inputValue()).resolves.toBe(jobLabel(hebrew, '2 s · Hebrew'));
+			await closeNode();
+			await page.keyboard.press('Control+s');
+			const saved = await waitFor('the workflow to be saved with the picked job', async () => {
+				const get = (await api.workflow(workflowId)).nodes.find(
+					(node) => node.name === 'Get Transcription',
+				);
+				const value = get?.parameters.jobId as { value?: string } | undefined;
+				return value?.value === hebrew.job_id ? value : undefined;
+			});
+			expect(saved).toEqual({
+				__rl: true,
+				mode: 'list',
+				value: hebrew.job_id,
+				cachedResultName: jobLabel(hebrew, '2 s · Hebrew'),
+			});
+
+			await openNode('Download Artifact');
+			await save('node-job-by-url');
+			await closeNode();
+
+			await api.activateWorkflow(workflowId);
+			const before = await executionIds(api, workflowId);
+			const response = await postJson(`${context.n8nBaseUrl}/webhook/e2e-job-locator`, {});
+			expect(response.status).toBe(200);
+			const [execution] = await newExecutions(api, workflowId, before);
+			expect(failureOf(execution)).toBeUndefined();
+			expect(nodeItems(execution, 'Get Transcription')[0].json).toMatchObject({
+				job_id: hebrew.job_id,
+				status: 'completed',
+			});
+			const [download] = nodeItems(execution, 'Download Artifact');
+			expect(download.json).toMatchObject({ job_id: hebrew.job_id, format: 'txt' });
+			expect(
+				(await api.binaryData(download.binary!.data)).equals(
+					await serviceArtifact(context.sandboxBaseUrl, context.keys.live, hebrew.job_id, 'txt'),
+				),
+			).toBe(true);
+			expect(nodeItems(execution, 'Get by ID')[0].json).toMatchObject({ job_id: hebrew.job_id });
+		});
 	});
 
 	it('shows the scheduled batch and the trigger example', async () => {

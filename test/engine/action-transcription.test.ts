@@ -156,6 +156,29 @@ describe('Transcription → Create (createTranscription)', () => {
 		expect(mismatch.httpCode).toBe('409');
 	});
 
+	test("Upload ID also takes the slot's upload_url, as Send Media does; an id hidden in it is checked like any other", async () => {
+		const uploadId = await storedUpload(testMode.apiKey);
+		const result = await runWorkflow({
+			nodes: [node('create', { uploadId: '={{ $json.upload_url }}' })],
+			credentials: testMode,
+			input: [{ json: { upload_url: `/api/v1/uploads/${uploadId}/binary` } }],
+		});
+		expect(result.error).toBeUndefined();
+		expect(env.proxy.exchanges[0].requestJson).toEqual({ upload_id: uploadId });
+
+		const error = nodeError(
+			await runWorkflow({
+				nodes: [node('create', { uploadId: '/api/v1/uploads/%2e%2e/binary' })],
+				credentials: testMode,
+			}),
+		);
+		expect(error.code).toBe('invalid_id');
+		expect(error.message).toBe(
+			'The parameter "Upload ID" is not a valid id: ".." is a path segment, not an id',
+		);
+		expect(env.proxy.exchanges).toHaveLength(1);
+	});
+
 	const createError = async (uploadId: string, additionalFields: object = {}, credentials = live) =>
 		nodeError(
 			await runWorkflow({ nodes: [node('create', { uploadId, additionalFields })], credentials }),

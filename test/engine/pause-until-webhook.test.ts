@@ -394,24 +394,19 @@ describe('where it cannot work, it says so before starting a job', () => {
 		}
 	});
 
-	it('a Webhook URL of its own is refused in this mode, before any job', async () => {
-		const { accountId, credentials } = await freshAccount();
-		const result = await runWorkflow({
-			nodes: [
-				actionNode(
-					transcribe('pauseUntilWebhook', {
-						additionalFields: { webhook_url: 'https://example.com/hook' },
-					}),
-					{ continueOnFail: true },
-				),
-			],
+	it('a Webhook URL saved under Additional Fields is hidden in this mode and not used: the job gets the resume URL', async () => {
+		const { credentials } = await freshAccount('test');
+		const run = await pause({
+			parameters: transcribe('pauseUntilWebhook', {
+				additionalFields: { webhook_url: 'https://example.com/hook' },
+			}),
 			input: await mediaItems([FILES[0]]),
 			credentials,
 		});
-		expect(result.output(ACTION_NODE)[0].json.error).toMatchObject({
-			code: 'invalid_parameter',
-			message: 'Webhook URL cannot be set in Pause Until Webhook mode',
-		});
-		expect((await env.admin.records(accountId)).uploads).toHaveLength(0);
+		const [create] = env.proxy.exchanges.filter(
+			(exchange) => exchange.method === 'POST' && exchange.url.endsWith('/transcriptions'),
+		);
+		expect((create.requestJson as { webhook_url: string }).webhook_url).toBe(run.resumeUrl);
+		expect(run.output()[0].json.status).toBe('completed');
 	});
 });

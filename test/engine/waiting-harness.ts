@@ -46,6 +46,8 @@ export interface ResumeCall {
 	response: unknown;
 	/** webhook() handed n8n data: the execution was continued. */
 	resumed: boolean;
+	/** When the request arrived (wall clock). */
+	receivedAtMs: number;
 }
 
 export interface PausedRunOptions {
@@ -64,6 +66,8 @@ export class PausedRun {
 	firstRun!: IRun;
 	/** The run after the execution was continued (by webhook() or by the timeout). */
 	finalRun: IRun | undefined;
+	/** When the execution finished (wall clock). */
+	finishedAtMs: number | undefined;
 	/** Serves webhook() from a separately loaded copy of the package, as another process (restart, webhook processor) would. */
 	otherProcess = false;
 	private saved!: IRunExecutionData;
@@ -177,12 +181,15 @@ export class PausedRun {
 			return;
 		}
 		this.status = 'finished';
+		this.finishedAtMs = Date.now();
 		for (const resolve of this.finishedWaiters.splice(0)) resolve();
 	}
 
 	/** n8n's WaitingWebhooks.executeWebhook for a POST without suffix. */
 	private async serve(req: Request, res: Response): Promise<void> {
-		const record = (call: ResumeCall) => this.calls.push(call);
+		const receivedAtMs = Date.now();
+		const record = (call: Omit<ResumeCall, 'receivedAtMs'>) =>
+			this.calls.push({ ...call, receivedAtMs });
 		if (req.params.executionId !== this.executionId) {
 			res
 				.status(404)

@@ -19,12 +19,17 @@ export async function transcriptItem(
 	formats: readonly ArtifactFormat[],
 	itemIndex: number,
 ): Promise<INodeExecutionData> {
+	// The formats are fetched side by side (the artifacts bucket's pacer still spaces them); the output keeps their order.
+	const artifacts = await Promise.all(
+		formats.map(
+			async (format) => await fetchArtifact(context, client, job.job_id, format, itemIndex),
+		),
+	);
 	const binary: IBinaryKeyData = {};
 	const texts: Partial<Record<ArtifactFormat, string>> = {};
-	for (const format of formats) {
-		const artifact = await fetchArtifact(context, client, job.job_id, format, itemIndex);
-		binary[format] = await artifactBinary(context, artifact);
-		if (isTextFormat(format)) texts[format] = artifact.bytes.toString('utf8');
+	for (const [index, format] of formats.entries()) {
+		binary[format] = await artifactBinary(context, artifacts[index]);
+		if (isTextFormat(format)) texts[format] = artifacts[index].bytes.toString('utf8');
 	}
 	const json: IDataObject = { ...job };
 	const text = texts.txt ?? texts.srt;

@@ -55,9 +55,11 @@ export const transcriptionOptionsProperty: INodeProperties = {
 			name: 'webhook_url',
 			type: 'string',
 			default: '',
-			placeholder: 'https://example.com/webhook/transcription',
+			placeholder: 'e.g. https://n8n.example.com/webhook/4f1c…',
 			description:
-				'Public HTTPS URL that receives a signed event when the job completes or fails, e.g. the production URL of a Transcription Service Trigger',
+				'Public HTTPS URL (port 443) that receives a signed event when the job completes or fails: the Production URL of a Transcription Service Trigger. The job keeps this URL, so a Test URL (…/webhook-test/…) loses the event unless the trigger is still listening when the job ends.',
+			// In Pause Until Webhook the job's webhook_url is the execution's resume URL.
+			displayOptions: { hide: { '/waitMode': ['pauseUntilWebhook'] } },
 		},
 	],
 };

@@ -65,13 +65,14 @@ export async function uploadMedia(
 }
 
 /**
- * Send Media takes the upload_id or the slot's upload_url ("/api/v1/uploads/{upload_id}/binary", relative or absolute).
- * The id is checked after decoding, so "/uploads/%2e%2e/binary" is refused, not sent as "..".
+ * Send Media and Create take the upload_id or the slot's upload_url ("/api/v1/uploads/{upload_id}/binary", relative or
+ * absolute). The id is checked after decoding, so "/uploads/%2e%2e/binary" is refused, not sent as "..".
  */
 export function uploadIdFrom(
 	context: IExecuteFunctions,
 	reference: string,
 	itemIndex: number,
+	parameter = 'Upload',
 ): string {
 	const trimmed = reference.trim();
 	const match = /\/uploads\/([^/?#]+)\/binary\/?(?:[?#].*)?$/.exec(trimmed);
@@ -83,5 +84,5 @@ export function uploadIdFrom(
 			id = match[1];
 		}
 	}
-	return requireId(context.getNode(), id, 'Upload', itemIndex);
+	return requireId(context.getNode(), id, parameter, itemIndex);
 }

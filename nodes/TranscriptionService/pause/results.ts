@@ -10,6 +10,9 @@ import { transcriptItem } from '../helpers/transcript';
 import { jobEndedError } from '../helpers/wait';
 import type { PauseRecord } from './state';
 
+/** Items collected side by side once every job has ended (their downloads share the artifacts bucket's pacer). */
+const RESULT_CONCURRENCY = 4;
+
 export type ItemResult =
 	{ ok: true; item: INodeExecutionData } | { ok: false; error: Error; item: INodeExecutionData };
 
@@ -24,41 +27,54 @@ export async function collectResults(
 	records: readonly PauseRecord[],
 	failures: ReadonlyMap<number, ItemError>,
 ): Promise<ItemResult[]> {
-	const results: ItemResult[] = [];
-	for (const record of records) {
-		const pairedItem = { item: record.item };
-		const failure = failures.get(record.item);
-		if (record.job_id === undefined || failure) {
-			const fields = failure ?? { code: 'node_error', message: 'The item failed before the pause' };
-			const error = operationError(context.getNode(), { ...fields, itemIndex: record.item });
-			results.push({ ok: false, error, item: { json: { error: fields }, pairedItem } });
-			continue;
+	const results: ItemResult[] = new Array(records.length);
+	let next = 0;
+	const worker = async () => {
+		while (next < records.length) {
+			const index = next++;
+			results[index] = await collectOne(context, client, records[index], failures);
 		}
-		try {
-			const job = await client.getTranscription(record.job_id, record.item);
-			if (job.status.toLowerCase() !== 'completed') {
-				throw isTerminalStatus(job.status)
-					? jobEndedError(context.getNode(), job.job_id, job.status, record.item)
-					: operationError(context.getNode(), {
-							code: 'job_not_finished',
-							message: `Transcription job ${job.job_id} was reported ended, but its status is "${job.status}"`,
-							description:
-								'Fetch it later with Transcription → Get and → Download Artifact using this job_id.',
-							job_id: job.job_id,
-							status: job.status,
-							itemIndex: record.item,
-						});
-			}
-			const item = await transcriptItem(context, client, job, record.formats, record.item);
-			results.push({ ok: true, item: { ...item, pairedItem } });
-		} catch (caught) {
-			const error = asItemFailure(context.getNode(), caught, record.item, {
-				upload_id: record.upload_id,
-				job_id: record.job_id,
-			});
-			const fields = itemErrorOf(error);
-			results.push({ ok: false, error, item: { json: { error: { ...fields } }, pairedItem } });
-		}
-	}
+	};
+	await Promise.all(Array.from({ length: Math.min(RESULT_CONCURRENCY, records.length) }, worker));
 	return results;
+}
+
+async function collectOne(
+	context: ArtifactContext,
+	client: TranscriptionServiceClient,
+	record: PauseRecord,
+	failures: ReadonlyMap<number, ItemError>,
+): Promise<ItemResult> {
+	const pairedItem = { item: record.item };
+	const failure = failures.get(record.item);
+	if (record.job_id === undefined || failure) {
+		const fields = failure ?? { code: 'node_error', message: 'The item failed before the pause' };
+		const error = operationError(context.getNode(), { ...fields, itemIndex: record.item });
+		return { ok: false, error, item: { json: { error: fields }, pairedItem } };
+	}
+	try {
+		const job = await client.getTranscription(record.job_id, record.item);
+		if (job.status.toLowerCase() !== 'completed') {
+			throw isTerminalStatus(job.status)
+				? jobEndedError(context.getNode(), job.job_id, job.status, record.item)
+				: operationError(context.getNode(), {
+						code: 'job_not_finished',
+						message: `Transcription job ${job.job_id} was reported ended, but its status is "${job.status}"`,
+						description:
+							'Fetch it later with Transcription → Get and → Download Artifact using this job_id.',
+						job_id: job.job_id,
+						status: job.status,
+						itemIndex: record.item,
+					});
+		}
+		const item = await transcriptItem(context, client, job, record.formats, record.item);
+		return { ok: true, item: { ...item, pairedItem } };
+	} catch (caught) {
+		const error = asItemFailure(context.getNode(), caught, record.item, {
+			upload_id: record.upload_id,
+			job_id: record.job_id,
+		});
+		const fields = itemErrorOf(error);
+		return { ok: false, error, item: { json: { error: { ...fields } }, pairedItem } };
+	}
 }

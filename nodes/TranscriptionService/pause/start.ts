@@ -48,18 +48,6 @@ export async function pauseUntilWebhook(
 	const outcomes = await runItems(this, concurrency, async (itemIndex) => {
 		if (refusal) throw refusal;
 		const item = readTranscribeItem(this, itemIndex);
-		if (
-			typeof item.additionalFields.webhook_url === 'string' &&
-			item.additionalFields.webhook_url !== ''
-		) {
-			throw operationError(node, {
-				code: 'invalid_parameter',
-				message: 'Webhook URL cannot be set in Pause Until Webhook mode',
-				description:
-					"The job's webhook_url is this execution's resume URL. Remove Webhook URL under Additional Fields, or use Wait Mode: Poll.",
-				itemIndex,
-			});
-		}
 		const started = await startJob(this, client, itemIndex, item, {
 			...item.additionalFields,
 			webhook_url: resumeUrl,

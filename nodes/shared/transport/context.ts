@@ -1,13 +1,17 @@
 import type {
 	IExecuteFunctions,
 	IHookFunctions,
+	ILoadOptionsFunctions,
 	IPollFunctions,
 	IWebhookFunctions,
 } from 'n8n-workflow';
 
-/** The n8n contexts that call the API: the action node, webhooks (trigger and resume), activation hooks, polls. */
+/**
+ * The n8n contexts that call the API: the action node, webhooks (trigger and resume), activation hooks, polls, and
+ * the editor's list searches.
+ */
 export type RequestContext =
-	IExecuteFunctions | IWebhookFunctions | IHookFunctions | IPollFunctions;
+	IExecuteFunctions | IWebhookFunctions | IHookFunctions | IPollFunctions | ILoadOptionsFunctions;
 
 export type BinaryStream = Awaited<ReturnType<IExecuteFunctions['helpers']['getBinaryStream']>>;
 

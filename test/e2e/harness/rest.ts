@@ -122,6 +122,62 @@ export class N8nApi {
 		this.apiKey = created.data.rawApiKey;
 	}
 
+	/** Creates a workflow through the public API; resolves with its id. */
+	async createWorkflow(workflow: {
+		name: string;
+		nodes: unknown[];
+		connections: unknown;
+		settings: Record<string, unknown>;
+	}): Promise<string> {
+		const created = await this.json<{ id: string }>('POST', '/api/v1/workflows', {
+			body: workflow,
+			auth: 'apiKey',
+		});
+		return created.id;
+	}
+
+	/** A workflow as n8n saved it (public API). */
+	async workflow(
+		workflowId: string,
+	): Promise<{ nodes: Array<{ name: string; parameters: Record<string, unknown> }> }> {
+		return await this.json('GET', `/api/v1/workflows/${workflowId}`, { auth: 'apiKey' });
+	}
+
+	/** Creates a credential as the editor does (its REST API; the public API's schema differs between versions). */
+	async createCredential(credential: {
+		name: string;
+		type: string;
+		data: Record<string, unknown>;
+	}): Promise<string> {
+		const created = await this.json<{ data: { id: string } }>('POST', '/rest/credentials', {
+			body: credential,
+		});
+		return created.data.id;
+	}
+
+	/**
+	 * What the editor asks when a resource locator's list opens, is searched or scrolled
+	 * (POST /rest/dynamic-node-parameters/resource-locator-results); the answer as n8n sends it, errors included.
+	 */
+	async resourceLocatorResults(request: {
+		nodeTypeAndVersion: { name: string; version: number };
+		path: string;
+		methodName: string;
+		currentNodeParameters: Record<string, unknown>;
+		credentials: Record<string, { id: string; name: string }>;
+		filter?: string;
+		paginationToken?: string;
+	}): Promise<{ status: number; body: Record<string, unknown> }> {
+		const response = await this.request(
+			'POST',
+			'/rest/dynamic-node-parameters/resource-locator-results',
+			{
+				body: request,
+			},
+		);
+		return { status: response.status, body: (await response.json()) as Record<string, unknown> };
+	}
+
 	async activateWorkflow(workflowId: string): Promise<void> {
 		await this.json('POST', `/api/v1/workflows/${workflowId}/activate`, { auth: 'apiKey' });
 	}

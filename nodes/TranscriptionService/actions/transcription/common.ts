@@ -1,7 +1,29 @@
-// Properties several transcription operations show.
-import type { INodeProperties } from 'n8n-workflow';
+// Properties several transcription operations show, and reading them.
+import type { IExecuteFunctions, INode, INodeProperties } from 'n8n-workflow';
 
-export const jobIdProperty: INodeProperties = {
+import { operationError } from '../../../shared/errors';
+import { requireId } from '../../../shared/ids';
+
+/** The node versions whose Job is a resource locator (version 1 has the plain Job ID string). */
+const LOCATOR_VERSIONS = { '@version': [{ _cnd: { gte: 2 } }] };
+
+/** A job id in a link: not "." or "..", no separator, query or whitespace (still percent-encoded). */
+const LINK_JOB_ID = String.raw`(?!\.\.?(?:[/?#]|$))([^/?#\s]+)`;
+/** The end of a job's status link or artifact link (`…/artifact`, `…/artifact.pdf`), with an optional query. */
+const JOB_LINK_TAIL = String.raw`/transcriptions/${LINK_JOB_ID}(?:/artifact(?:\.[A-Za-z0-9]+)?)?/?(?:[?#]\S*)?`;
+
+/**
+ * Finds the job_id in a job's status or artifact link, relative (`/api/v1/transcriptions/{job_id}`, as API responses
+ * give them) or absolute (as webhook bodies give them), under any path prefix. Exactly one group, as n8n's
+ * `extractValue` wants.
+ */
+export const JOB_LINK_PATTERN = String.raw`${JOB_LINK_TAIL}\s*$`;
+
+/** What the editor accepts in By URL (n8n anchors it at both ends; expressions are not checked). */
+const JOB_LINK_VALIDATION = String.raw`\s*(?:https?://[^/?#\s]+)?(?:/[^?#\s]*)?${JOB_LINK_TAIL}\s*`;
+
+/** Node version 1: a plain string, by default the job_id of the input item. */
+const jobIdProperty: INodeProperties = {
 	displayName: 'Job ID',
 	name: 'jobId',
 	type: 'string',
@@ -9,7 +31,114 @@ export const jobIdProperty: INodeProperties = {
 	default: '={{ $json.job_id }}',
 	placeholder: 'e.g. job_123',
 	description: 'The job_id returned when the transcription was created',
+	displayOptions: { show: { '@version': [1] } },
 };
+
+/** Node version 2 on: the job as a resource locator (from the account's jobs, by ID, or by its status or artifact link). */
+const jobLocatorProperty: INodeProperties = {
+	displayName: 'Job',
+	name: 'jobId',
+	type: 'resourceLocator',
+	required: true,
+	default: { mode: 'list', value: '' },
+	description:
+		"The transcription job. From List shows the account's jobs 100 at a time in the service's order, each batch newest first; a search matches created time, status, duration, language and job ID within 500 jobs at a time (the service has no search of its own). To use the input item's job, drag its job_id here.",
+	modes: [
+		{
+			displayName: 'From List',
+			name: 'list',
+			type: 'list',
+			placeholder: 'Select a job...',
+			typeOptions: {
+				searchListMethod: 'searchJobs',
+				searchable: true,
+			},
+		},
+		{
+			displayName: 'By ID',
+			name: 'id',
+			type: 'string',
+			placeholder: 'e.g. job_8f14e45fceea167a5a36dedd',
+			validation: [
+				{
+					type: 'regex',
+					properties: {
+						regex: String.raw`(?!\.\.?$)[^/\\\s]+`,
+						errorMessage: 'Not a job ID: no slashes or spaces (for a link, choose By URL)',
+					},
+				},
+			],
+		},
+		{
+			displayName: 'By URL',
+			name: 'url',
+			type: 'string',
+			placeholder: 'e.g. https://api.example.com/api/v1/transcriptions/job_8f14e45f/artifact',
+			extractValue: { type: 'regex', regex: JOB_LINK_PATTERN },
+			validation: [
+				{
+					type: 'regex',
+					properties: {
+						regex: JOB_LINK_VALIDATION,
+						errorMessage:
+							"Not a job link: use the job's links.self (…/transcriptions/{job_id}) or links.artifact (…/artifact, …/artifact.pdf)",
+					},
+				},
+			],
+		},
+	],
+	displayOptions: { show: LOCATOR_VERSIONS },
+};
+
+/** Both versions' Job field: each node shows the one of its version. */
+export const jobProperties: INodeProperties[] = [jobIdProperty, jobLocatorProperty];
+
+interface LocatorValue {
+	mode: string;
+	value: unknown;
+}
+
+function isLocatorValue(value: unknown): value is LocatorValue {
+	return typeof value === 'object' && value !== null && 'mode' in value && 'value' in value;
+}
+
+/**
+ * The job_id the Job field names, checked like every id before a request: a plain string (node version 1, and
+ * workflows saved by it), or a resource locator value (from the list, by ID, or by link: the id is taken from the
+ * link's path only, the link itself is never requested).
+ */
+export function jobIdParameter(context: IExecuteFunctions, itemIndex: number): string {
+	const node = context.getNode();
+	const parameter = node.typeVersion >= 2 ? 'Job' : 'Job ID';
+	const value: unknown = context.getNodeParameter('jobId', itemIndex, '');
+	if (!isLocatorValue(value)) return requireId(node, value, parameter, itemIndex);
+	const id = value.mode === 'url' ? jobIdFromLink(node, value.value, itemIndex) : value.value;
+	return requireId(node, id, parameter, itemIndex);
+}
+
+/** The job_id of a status or artifact link, percent-decoded; anything else is an item error naming the field. */
+export function jobIdFromLink(node: INode, link: unknown, itemIndex?: number): string {
+	const text = typeof link === 'string' ? link.trim() : '';
+	const match = new RegExp(JOB_LINK_PATTERN).exec(text);
+	let id: string | undefined;
+	if (match) {
+		try {
+			id = decodeURIComponent(match[1]);
+		} catch {
+			id = undefined;
+		}
+	}
+	if (id !== undefined) return id;
+	const shown = text.length > 120 ? `${text.slice(0, 120)}…` : text;
+	throw operationError(node, {
+		code: 'invalid_id',
+		message: `The parameter "Job" (By URL) is not a job link: ${
+			match ? 'its job_id is not valid percent-encoding' : 'no /transcriptions/{job_id} path in it'
+		}`,
+		description: `Got ${JSON.stringify(shown)}. Use the job's status link (links.self, e.g. /api/v1/transcriptions/job_123) or its artifact link (links.artifact, e.g. …/transcriptions/job_123/artifact.pdf), relative or absolute.`,
+		itemIndex,
+	});
+}
 
 export const jobUploadIdProperty: INodeProperties = {
 	displayName: 'Upload ID',
@@ -18,7 +147,8 @@ export const jobUploadIdProperty: INodeProperties = {
 	required: true,
 	default: '={{ $json.upload_id }}',
 	placeholder: 'e.g. upl_123',
-	description: 'The upload_id of a slot that holds the media bytes (after Send Media)',
+	description:
+		'The upload_id of a slot that holds the media bytes (after Send Media). Its upload_url works too.',
 };
 
 export const idempotencyKeyOption: INodeProperties = {

@@ -7,12 +7,12 @@ import type {
 import { updateDisplayOptions } from 'n8n-workflow';
 
 import { idempotencyKeyFor } from '../../helpers/idempotency';
+import { uploadIdFrom } from '../../helpers/upload';
 import {
 	createRequest,
 	createTranscription,
 	transcriptionOptionsProperty,
 } from '../../helpers/transcription';
-import { requireId } from '../../../shared/ids';
 import type { TranscriptionServiceClient } from '../../../shared/transport';
 import { idempotencyKeyOption, jobUploadIdProperty } from './common';
 
@@ -39,11 +39,11 @@ export async function execute(
 	itemIndex: number,
 	client: TranscriptionServiceClient,
 ): Promise<INodeExecutionData[]> {
-	const uploadId = requireId(
-		this.getNode(),
-		this.getNodeParameter('uploadId', itemIndex),
-		'Upload ID',
+	const uploadId = uploadIdFrom(
+		this,
+		String(this.getNodeParameter('uploadId', itemIndex) ?? ''),
 		itemIndex,
+		'Upload ID',
 	);
 	const additionalFields = this.getNodeParameter('additionalFields', itemIndex, {}) as IDataObject;
 	const options = this.getNodeParameter('options', itemIndex, {}) as IDataObject;

@@ -13,13 +13,12 @@ import {
 	isTextFormat,
 	type ArtifactChoice,
 } from '../../../shared/artifact';
-import { requireId } from '../../../shared/ids';
 import type { TranscriptionServiceClient } from '../../../shared/transport';
 import { artifactFormatOptions } from '../../../shared/vocabulary';
-import { jobIdProperty } from './common';
+import { jobIdParameter, jobProperties } from './common';
 
 const properties: INodeProperties[] = [
-	jobIdProperty,
+	...jobProperties,
 	{
 		displayName: 'Format',
 		name: 'format',
@@ -80,12 +79,7 @@ export async function execute(
 	itemIndex: number,
 	client: TranscriptionServiceClient,
 ): Promise<INodeExecutionData[]> {
-	const jobId = requireId(
-		this.getNode(),
-		this.getNodeParameter('jobId', itemIndex),
-		'Job ID',
-		itemIndex,
-	);
+	const jobId = jobIdParameter(this, itemIndex);
 	const choice = this.getNodeParameter('format', itemIndex) as ArtifactChoice;
 	const propertyName = String(this.getNodeParameter('binaryPropertyName', itemIndex)).trim();
 	const options = this.getNodeParameter('options', itemIndex, {}) as IDataObject;

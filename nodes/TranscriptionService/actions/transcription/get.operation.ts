@@ -1,11 +1,10 @@
 import type { IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
 import { updateDisplayOptions } from 'n8n-workflow';
 
-import { requireId } from '../../../shared/ids';
 import type { TranscriptionServiceClient } from '../../../shared/transport';
-import { jobIdProperty } from './common';
+import { jobIdParameter, jobProperties } from './common';
 
-const properties: INodeProperties[] = [jobIdProperty];
+const properties: INodeProperties[] = [...jobProperties];
 
 export const description = updateDisplayOptions(
 	{ show: { resource: ['transcription'], operation: ['get'] } },
@@ -17,12 +16,7 @@ export async function execute(
 	itemIndex: number,
 	client: TranscriptionServiceClient,
 ): Promise<INodeExecutionData[]> {
-	const jobId = requireId(
-		this.getNode(),
-		this.getNodeParameter('jobId', itemIndex),
-		'Job ID',
-		itemIndex,
-	);
+	const jobId = jobIdParameter(this, itemIndex);
 	// Asked again within this execution, the job is fetched with If-None-Match and a 304 reuses the last snapshot.
 	const job = await client.getTranscription(jobId, itemIndex);
 	return [{ json: { ...job } }];

@@ -17,8 +17,9 @@ const properties: INodeProperties[] = [
 		type: 'string',
 		required: true,
 		default: '',
-		placeholder: 'https://example.com/webhook/transcription',
-		description: 'Public HTTPS address (port 443) that should receive the signed test event',
+		placeholder: 'e.g. https://n8n.example.com/webhook-test/4f1c…',
+		description:
+			'Public HTTPS address (port 443) that should receive the signed test event. For a Transcription Service Trigger: its Test URL while it listens for a test event, or its Production URL once the workflow is published; it starts the workflow for test events only with Webhook Test among its Events.',
 	},
 	{
 		displayName: 'Event Type',
