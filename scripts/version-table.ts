@@ -53,7 +53,8 @@ const E2E_COLUMNS: Array<{ file: string; title: string; proves: string }> = [
 	{
 		file: 'ai-tool.e2e.test.ts',
 		title: 'AI tool',
-		proves: 'n8n lists the action node, its `…Tool` variant and the trigger under the package name',
+		proves:
+			'n8n lists the action node, its `…Tool` variant and both triggers under the package name',
 	},
 	{
 		file: 'editor-screenshots.e2e.test.ts',
