@@ -1,4 +1,4 @@
-// `npm run bench`: runs P1–P4, prints one table and writes it to bench/results/. Each benchmark reports its
+// `npm run bench`: runs P1–P4 and P6, prints one table and writes it to bench/results/. Each benchmark reports its
 // figure beside a baseline measured in the same run. `-- --only P3,P4` runs a subset; BENCH_QUICK=1 shrinks every
 // size for a smoke run (its figures are not the ones to report).
 import '../test/setup-env';
@@ -10,6 +10,7 @@ import { runMemoryBenchmark } from './p2-memory';
 import { runTriggerBenchmark } from './p3-trigger';
 import { runVerifyBenchmark } from './p3-verify';
 import { runPollingBenchmark } from './p4-polling';
+import { runPollingTriggerBenchmark } from './p6-polling-trigger';
 import { machineLoad, newReport, renderTable, writeReport, type BenchReport } from './lib/report';
 
 const quick = process.env.BENCH_QUICK === '1';
@@ -30,11 +31,14 @@ const settings = {
 		wallSecondsPerJob: quick ? 5 : 60,
 		pauseMaxJobSeconds: quick ? 10 : 600,
 	},
+	p6: quick
+		? { accountSizes: [10, 1000], gapPolls: 10, gapJobs: 5 }
+		: { accountSizes: [10, 1000, 10_000], gapPolls: 30, gapJobs: 20 },
 };
 
 async function main(): Promise<void> {
 	const { values } = parseArgs({ options: { only: { type: 'string' } } });
-	const selected = new Set((values.only ?? 'P1,P2,P3,P4').toUpperCase().split(','));
+	const selected = new Set((values.only ?? 'P1,P2,P3,P4,P6').toUpperCase().split(','));
 	const report = newReport(settings);
 
 	// Cheapest first, so a smoke run fails fast on the parts that need the most setup.
@@ -42,6 +46,10 @@ async function main(): Promise<void> {
 		report.rows.push(...runVerifyBenchmark({ rounds: settings.p3.verifyRounds }));
 	if (selected.has('P4'))
 		await collect(report, 'P4', () => runPollingBenchmark({ ...settings.p4, seed: settings.seed }));
+	if (selected.has('P6'))
+		await collect(report, 'P6', () =>
+			runPollingTriggerBenchmark({ ...settings.p6, seed: settings.seed }),
+		);
 	if (selected.has('P1'))
 		await collect(report, 'P1', () =>
 			runThroughputBenchmark({ ...settings.p1, seed: settings.seed }),

@@ -51,6 +51,12 @@ const E2E_COLUMNS: Array<{ file: string; title: string; proves: string }> = [
 			"the sandbox's real signed webhook for a live job starts the workflow with the PDF downloaded; a forged signature gets 401 and starts nothing; the scheduled-batch and save-to-disk examples work together",
 	},
 	{
+		file: 'polling-trigger.e2e.test.ts',
+		title: 'Polling Trigger',
+		proves:
+			'with 150 jobs of history and a 5-second poll, every job that finishes after activation (completed and failed, one after 100 newer jobs, two while n8n is stopped) starts exactly one execution, and none of the history does',
+	},
+	{
 		file: 'operations.e2e.test.ts',
 		title: 'Other operations',
 		proves:
@@ -59,7 +65,8 @@ const E2E_COLUMNS: Array<{ file: string; title: string; proves: string }> = [
 	{
 		file: 'ai-tool.e2e.test.ts',
 		title: 'AI tool',
-		proves: 'n8n lists the action node, its `…Tool` variant and the trigger under the package name',
+		proves:
+			'n8n lists the action node, its `…Tool` variant and both triggers under the package name',
 	},
 	{
 		file: 'editor-screenshots.e2e.test.ts',
