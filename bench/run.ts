@@ -1,4 +1,4 @@
-// `npm run bench`: runs P1–P5, prints one table and writes it to bench/results/. Each benchmark reports its
+// `npm run bench`: runs P1–P6, prints one table and writes it to bench/results/. Each benchmark reports its
 // figure beside a baseline measured in the same run. `-- --only P3,P4` runs a subset; BENCH_QUICK=1 shrinks every
 // size for a smoke run (its figures are not the ones to report). P5 (queue mode, about 80 minutes: Poll mode on
 // 60 s jobs is slow by nature) takes `-- --pacer-baseline <label>=<tarball>` (repeatable) to compare the rate-limit
@@ -15,6 +15,7 @@ import { runTriggerBenchmark } from './p3-trigger';
 import { runVerifyBenchmark } from './p3-verify';
 import { runPollingBenchmark } from './p4-polling';
 import { runQueueBenchmark, type Mode, type PacerBaseline } from './p5-queue';
+import { runPollingTriggerBenchmark } from './p6-polling-trigger';
 import { machineLoad, newReport, renderTable, writeReport, type BenchReport } from './lib/report';
 
 const quick = process.env.BENCH_QUICK === '1';
@@ -50,6 +51,9 @@ const settings = {
 		pollExecutions: Number(process.env.BENCH_P5_POLL_EXECUTIONS ?? (quick ? 20 : 200)),
 		modes: (process.env.BENCH_P5_MODES ?? 'poll,pauseUntilWebhook').split(',') as Mode[],
 	},
+	p6: quick
+		? { accountSizes: [10, 1000], gapPolls: 10, gapJobs: 5 }
+		: { accountSizes: [10, 1000, 10_000], gapPolls: 30, gapJobs: 20 },
 };
 
 async function main(): Promise<void> {
@@ -59,7 +63,7 @@ async function main(): Promise<void> {
 			'pacer-baseline': { type: 'string', multiple: true },
 		},
 	});
-	const selected = new Set((values.only ?? 'P1,P2,P3,P4,P5').toUpperCase().split(','));
+	const selected = new Set((values.only ?? 'P1,P2,P3,P4,P5,P6').toUpperCase().split(','));
 	const pacerBaselines: PacerBaseline[] = (values['pacer-baseline'] ?? []).map((entry) => {
 		const [label, tarball] = entry.split('=');
 		if (!label || !tarball)
@@ -73,6 +77,10 @@ async function main(): Promise<void> {
 		report.rows.push(...runVerifyBenchmark({ rounds: settings.p3.verifyRounds }));
 	if (selected.has('P4'))
 		await collect(report, 'P4', () => runPollingBenchmark({ ...settings.p4, seed: settings.seed }));
+	if (selected.has('P6'))
+		await collect(report, 'P6', () =>
+			runPollingTriggerBenchmark({ ...settings.p6, seed: settings.seed }),
+		);
 	if (selected.has('P1'))
 		await collect(report, 'P1', () =>
 			runThroughputBenchmark({ ...settings.p1, seed: settings.seed }),

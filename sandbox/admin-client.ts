@@ -3,8 +3,9 @@
 import { request } from 'undici';
 import type { PublicTranscriptionResponse } from '../src/api';
 import { ADMIN_PREFIX } from './admin-paths';
-import type { CreateKeyRequest } from './admin-routes';
+import type { CreateKeyRequest, SeedJobsRequest } from './admin-routes';
 import type { FaultConfig } from './faults';
+import type { ListOrder } from './list-order';
 import type { RateLimitConfig } from './rate-limit';
 import type { KeyMode, KeyScope } from './seed';
 import type { JobRequest, UploadState } from './store';
@@ -111,6 +112,36 @@ export class SandboxAdmin {
 
 	failJob(jobId: string): Promise<PublicTranscriptionResponse> {
 		return this.call('POST', `/jobs/${encodeURIComponent(jobId)}/fail`);
+	}
+
+	/** The job keeps its running state past its due time until released, completed or failed. */
+	holdJob(jobId: string): Promise<PublicTranscriptionResponse> {
+		return this.call('POST', `/jobs/${encodeURIComponent(jobId)}/hold`);
+	}
+
+	/** A held job goes on; if it is past its due time it reaches its terminal state now. */
+	releaseJob(jobId: string): Promise<PublicTranscriptionResponse> {
+		return this.call('POST', `/jobs/${encodeURIComponent(jobId)}/release`);
+	}
+
+	/** The job completes now (held or not), with updated_at = now. */
+	completeJob(jobId: string): Promise<PublicTranscriptionResponse> {
+		return this.call('POST', `/jobs/${encodeURIComponent(jobId)}/complete`);
+	}
+
+	/** The job ends cancelled now (no webhook). */
+	cancelJob(jobId: string): Promise<PublicTranscriptionResponse> {
+		return this.call('POST', `/jobs/${encodeURIComponent(jobId)}/cancel`);
+	}
+
+	/** Jobs created straight into an account (mock transcripts, no uploads), oldest first, ending now. */
+	seedJobs(body: SeedJobsRequest): Promise<{ count: number; job_ids: string[] }> {
+		return this.call('POST', '/jobs', body);
+	}
+
+	/** The order GET /transcriptions lists jobs in from now on. */
+	setListOrder(order: ListOrder): Promise<{ order: ListOrder }> {
+		return this.call('POST', '/list-order', { order });
 	}
 
 	deleteArtifact(jobId: string): Promise<{ job_id: string; artifact_deleted: true }> {

@@ -15,6 +15,8 @@ import { ADMIN_PREFIX } from './admin-paths';
 import { ApiError } from './errors';
 import type { FaultConfig } from './faults';
 import { FAULT_KINDS } from './faults';
+import type { ListOrder } from './list-order';
+import { LIST_ORDERS } from './list-order';
 import { readJsonObject } from './http';
 import type { RateLimitConfig } from './rate-limit';
 import { randomId } from './random';
@@ -36,7 +38,21 @@ export interface CreateKeyRequest {
 	wallet_balance?: number;
 }
 
+/** Body of POST /_sandbox/jobs. */
+export interface SeedJobsRequest {
+	account_id: string;
+	/** 1 to 10,000. */
+	count: number;
+	/** Default completed. Queued and processing jobs run on the usual timers unless held. */
+	status?: 'completed' | 'failed' | 'queued' | 'processing';
+	held?: boolean;
+	/** The uploaded file name the jobs pretend to have (artifact names follow it); default seeded.wav. */
+	filename?: string;
+}
+
 export { ADMIN_PREFIX } from './admin-paths';
+
+const MAX_SEEDED_JOBS = 10_000;
 
 const METHODS_WITHOUT_EFFECT: ReadonlySet<string> = new Set(['GET', 'HEAD']);
 
@@ -100,6 +116,24 @@ const SCHEMAS = {
 				properties: { duplicateProbability: probability, reorderProbability: probability },
 			},
 		},
+	},
+	seedJobs: {
+		type: 'object',
+		additionalProperties: false,
+		required: ['account_id', 'count'],
+		properties: {
+			account_id: { type: 'string', minLength: 1 },
+			count: { type: 'integer', minimum: 1, maximum: MAX_SEEDED_JOBS },
+			status: { enum: ['completed', 'failed', 'queued', 'processing'] },
+			held: { type: 'boolean' },
+			filename: { type: 'string', minLength: 1, maxLength: 255 },
+		},
+	},
+	listOrder: {
+		type: 'object',
+		additionalProperties: false,
+		required: ['order'],
+		properties: { order: { enum: [...LIST_ORDERS] } },
 	},
 	rateLimits: {
 		type: 'object',
@@ -208,6 +242,11 @@ function notFound(what: string): ApiError {
 
 export function registerAdminRoutes(app: FastifyInstance, context: SandboxContext): void {
 	const { store, clock, jobs, webhooks } = context;
+	const ownedJob = (request: FastifyRequest) => {
+		const job = store.jobs.get((request.params as { job_id: string }).job_id);
+		if (!job) throw notFound('This job');
+		return job;
+	};
 
 	app.register(
 		async (admin) => {
@@ -283,6 +322,51 @@ export function registerAdminRoutes(app: FastifyInstance, context: SandboxContex
 				if (!job) throw notFound('This job');
 				await jobs.fail(job);
 				return jobs.snapshot(job);
+			});
+
+			admin.post('/jobs/:job_id/hold', async (request) => {
+				const job = ownedJob(request);
+				await jobs.hold(job);
+				return jobs.snapshot(job);
+			});
+
+			admin.post('/jobs/:job_id/release', async (request) => {
+				const job = ownedJob(request);
+				await jobs.release(job);
+				return jobs.snapshot(job);
+			});
+
+			admin.post('/jobs/:job_id/complete', async (request) => {
+				const job = ownedJob(request);
+				await jobs.completeNow(job);
+				return jobs.snapshot(job);
+			});
+
+			admin.post('/jobs/:job_id/cancel', async (request) => {
+				const job = ownedJob(request);
+				await jobs.cancel(job);
+				return jobs.snapshot(job);
+			});
+
+			admin.post('/jobs', async (request, reply) => {
+				const body = await adminBody<SeedJobsRequest>(request, 'seedJobs');
+				const account = store.accounts.get(body.account_id);
+				if (!account) throw notFound('This account');
+				const seeded = jobs.seed({
+					account,
+					count: body.count,
+					status: body.status ?? 'completed',
+					held: body.held ?? false,
+					filename: body.filename ?? 'seeded.wav',
+				});
+				reply.code(201);
+				return { count: seeded.length, job_ids: seeded.map((job) => job.job_id) };
+			});
+
+			admin.post('/list-order', async (request) => {
+				const { order } = await adminBody<{ order: ListOrder }>(request, 'listOrder');
+				context.listOrder = order;
+				return { order };
 			});
 
 			admin.delete('/jobs/:job_id/artifact', async (request) => {

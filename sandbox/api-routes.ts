@@ -24,6 +24,7 @@ import type { AuthContext } from './auth';
 import { authenticate, requireScope } from './auth';
 import type { SandboxContext } from './context';
 import { ApiError } from './errors';
+import { orderJobs } from './list-order';
 import { bodyStream, dropConnection, readJsonObject, sleep } from './http';
 import type { StoredResponse } from './idempotency';
 import { rateLimitError, rateLimitHeaders } from './rate-limit';
@@ -182,9 +183,12 @@ export function registerApiRoutes(app: FastifyInstance, context: SandboxContext)
 		const limit = query.limit ?? 20;
 		const cursor = query.cursor ?? 0;
 		const status = query.status ?? null;
-		const matching = store
-			.jobsOf(auth.account.account_id)
-			.filter((job) => status === null || job.status === status);
+		const matching = orderJobs(
+			store
+				.jobsOf(auth.account.account_id)
+				.filter((job) => status === null || job.status === status),
+			context.listOrder,
+		);
 		const pageLink = (pageCursor: number) => {
 			const search = new URLSearchParams({ limit: String(limit), cursor: String(pageCursor) });
 			if (status !== null) search.set('status', status);

@@ -2,6 +2,7 @@
 
 import { parseArgs } from 'node:util';
 import { CLI_USAGE, helpText } from './help';
+import { LIST_ORDERS, type ListOrder } from './list-order';
 import { DEFAULT_HOST, DEFAULT_PORT, startSandbox } from './server';
 
 function numberOption(name: string, value: string | undefined): number | undefined {
@@ -23,6 +24,7 @@ async function main(): Promise<void> {
 			'time-scale': { type: 'string' },
 			seed: { type: 'string' },
 			'rate-window-seconds': { type: 'string' },
+			'list-order': { type: 'string' },
 			quiet: { type: 'boolean' },
 			help: { type: 'boolean' },
 		},
@@ -30,6 +32,10 @@ async function main(): Promise<void> {
 	if (values.help) {
 		process.stdout.write(`${CLI_USAGE}\n`);
 		return;
+	}
+	const listOrder = values['list-order'];
+	if (listOrder !== undefined && !(LIST_ORDERS as readonly string[]).includes(listOrder)) {
+		throw new Error(`--list-order must be one of ${LIST_ORDERS.join(', ')}, got "${listOrder}"`);
 	}
 	const rateWindow = numberOption('rate-window-seconds', values['rate-window-seconds']);
 	const sandbox = await startSandbox({
@@ -41,6 +47,7 @@ async function main(): Promise<void> {
 		timeScale: numberOption('time-scale', values['time-scale']),
 		seed: numberOption('seed', values.seed),
 		rateLimits: rateWindow === undefined ? undefined : { windowSeconds: rateWindow },
+		listOrder: listOrder as ListOrder | undefined,
 		quiet: values.quiet ?? false,
 	});
 

@@ -4,6 +4,7 @@ import type { SandboxClock } from './clock';
 import type { FaultInjector } from './faults';
 import type { IdempotencyCache } from './idempotency';
 import type { JobRunner, Links } from './jobs';
+import type { ListOrder } from './list-order';
 import type { RateLimiter } from './rate-limit';
 import type { UploadRetention } from './retention';
 import type { Store } from './store';
@@ -27,6 +28,8 @@ export interface SandboxContext {
 	links: Links;
 	webhooks: WebhookDispatcher;
 	validator: RequestValidator;
+	/** The order GET /transcriptions lists jobs in (POST /_sandbox/list-order changes it). */
+	listOrder: ListOrder;
 	/** Reseeds every seeded random stream (faults and webhook jitter). */
 	reseed(seed: number): void;
 }

@@ -13,6 +13,8 @@ Options:
   --time-scale F            Multiplies long durations such as the webhook retry schedule (default 1)
   --seed N                  Seed for fault injection and webhook jitter
   --rate-window-seconds N   Rate-limit window length (default 60)
+  --list-order ORDER        Order of GET /transcriptions: newest_first (default), oldest_first,
+                            updated_first or scrambled (the spec fixes none)
   --quiet                   No request log on stderr
   --help                    This text`;
 
@@ -42,6 +44,9 @@ writes need "Content-Type: application/json" even without a body):
   POST   /_sandbox/accounts/{account_id}  {tier?, api_access?, wallet_balance?, signing_secret?}
   GET    /_sandbox/clock · POST /_sandbox/clock {advance_seconds}
   POST   /_sandbox/jobs/{job_id}/fail     · DELETE /_sandbox/jobs/{job_id}/artifact
+  POST   /_sandbox/jobs/{job_id}/hold · …/release · …/complete · …/cancel
+  POST   /_sandbox/jobs {account_id, count, status?, held?, filename?} → jobs seeded into an account
+  POST   /_sandbox/list-order {order: newest_first|oldest_first|updated_first|scrambled}
   GET    /_sandbox/webhook-deliveries[?wait=idle]
   POST   /_sandbox/faults {seed?, rules?, webhooks?} · DELETE /_sandbox/faults
   POST   /_sandbox/rate-limits {windowSeconds?, perTier?, readsMultiplier?, artifactsMultiplier?, webhookTestsPerWindow?}

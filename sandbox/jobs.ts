@@ -29,6 +29,15 @@ export interface Links {
 	absolute(path: string): string;
 }
 
+/** POST /_sandbox/jobs: jobs created straight into the store, as if through the API earlier. */
+export interface SeedJobs {
+	account: Account;
+	count: number;
+	status: 'completed' | 'failed' | 'queued' | 'processing';
+	held: boolean;
+	filename: string;
+}
+
 export interface NewJob {
 	account: Account;
 	upload: UploadRecord;
@@ -98,17 +107,109 @@ export class JobRunner {
 	/** Admin: the job fails now (its webhook goes out); a job already terminal cannot. */
 	async fail(job: JobRecord): Promise<void> {
 		await this.finalizing.get(job.job_id);
-		if (isTerminalStatus(job.status)) {
+		refuseTerminal(job);
+		job.held = false;
+		await this.terminate(job, 'failed', this.clock.now());
+	}
+
+	/** Admin: the job keeps its running state past its due time, until released, completed or failed. */
+	async hold(job: JobRecord): Promise<void> {
+		await this.finalizing.get(job.job_id);
+		refuseTerminal(job);
+		job.held = true;
+	}
+
+	/**
+	 * Admin: a held job goes on. One already past its due time reaches its terminal state now, with updated_at = now:
+	 * a job never shows up terminal with a state change dated before it was visible.
+	 */
+	async release(job: JobRecord): Promise<void> {
+		await this.finalizing.get(job.job_id);
+		if (!job.held) return;
+		job.held = false;
+		job.complete_at = Math.max(job.complete_at, this.clock.now());
+		this.schedule(job, job.complete_at);
+		await this.advance(job);
+	}
+
+	/** Admin: the job completes now with its transcript, held or not; media it cannot read cannot complete. */
+	async completeNow(job: JobRecord): Promise<void> {
+		await this.finalizing.get(job.job_id);
+		refuseTerminal(job);
+		const outcome = await job.outcome;
+		// The job's own timer may have finished it meanwhile.
+		refuseTerminal(job);
+		if (!outcome.ok) {
 			throw new ApiError(
 				409,
-				'job_already_terminal',
-				`Job ${job.job_id} is already ${job.status}.`,
-				{
-					status: job.status,
-				},
+				'job_cannot_complete',
+				`Job ${job.job_id} cannot complete: its media is unreadable (${outcome.reason}). Fail it instead.`,
+				{ reason: outcome.reason },
 			);
 		}
-		await this.terminate(job, 'failed', this.clock.now());
+		job.held = false;
+		await this.complete(job, outcome.transcript, this.clock.now());
+	}
+
+	/** Admin: the job ends cancelled now; the service sends no webhook for that state (spec 6). */
+	async cancel(job: JobRecord): Promise<void> {
+		await this.finalizing.get(job.job_id);
+		refuseTerminal(job);
+		job.held = false;
+		job.status = 'cancelled';
+		job.updated_at = this.clock.now();
+		job.credits_used = 0;
+		await this.deleteSource(job);
+	}
+
+	/** Admin: `count` jobs with mock transcripts, created oldest first, one millisecond apart, ending now. */
+	seed(input: SeedJobs): JobRecord[] {
+		const now = this.clock.now();
+		const created: JobRecord[] = [];
+		for (let index = 0; index < input.count; index++) {
+			const createdAt = now - (input.count - 1 - index);
+			const transcript = mockTranscript({
+				filename: input.filename,
+				translateToHebrew: false,
+				userPrompt: null,
+			});
+			const terminal = input.status === 'completed' || input.status === 'failed';
+			const job: JobRecord = {
+				job_id: randomId('job'),
+				account_id: input.account.account_id,
+				mode: 'live',
+				upload_id: randomId('upl'),
+				filename: input.filename,
+				request: {
+					translate_to_hebrew: false,
+					model_tier: 'standard',
+					user_prompt: null,
+					output_format: 'srt',
+					webhook_url: null,
+				},
+				status: input.status,
+				created_at: createdAt,
+				updated_at: createdAt,
+				processing_at: input.status === 'queued' ? now + (this.jobSeconds * 1000) / 2 : createdAt,
+				complete_at: terminal ? createdAt : now + this.jobSeconds * 1000,
+				outcome: Promise.resolve({ ok: true, transcript }),
+				transcript: input.status === 'completed' ? transcript : null,
+				failure_reason: input.status === 'failed' ? 'seeded' : null,
+				credits_used: terminal ? 0 : null,
+				artifact_deleted: false,
+				artifacts: new Map(),
+				idempotency_key: null,
+				idempotent_replays: 0,
+				held: input.held,
+			};
+			this.store.jobs.set(job.job_id, job);
+			if (!terminal) {
+				this.schedule(job, job.processing_at);
+				this.schedule(job, job.complete_at);
+			}
+			created.push(job);
+		}
+		return created;
 	}
 
 	async close(): Promise<void> {
@@ -161,6 +262,7 @@ export class JobRunner {
 			artifacts: new Map(),
 			idempotency_key: input.idempotencyKey,
 			idempotent_replays: 0,
+			held: false,
 		};
 		input.upload.state = 'consumed';
 		input.upload.job_id = job.job_id;
@@ -186,7 +288,7 @@ export class JobRunner {
 			job.status = 'processing';
 			job.updated_at = job.processing_at;
 		}
-		if (job.status !== 'processing' || now < job.complete_at) return undefined;
+		if (job.status !== 'processing' || now < job.complete_at || job.held) return undefined;
 		let finishing = this.finalizing.get(job.job_id);
 		if (!finishing) {
 			finishing = this.finish(job).finally(() => this.finalizing.delete(job.job_id));
@@ -223,12 +325,16 @@ export class JobRunner {
 		job.status = status;
 		job.updated_at = at;
 		if (status === 'failed') job.credits_used = 0;
+		await this.deleteSource(job);
+		this.emitWebhook(job, status, at);
+	}
+
+	private async deleteSource(job: JobRecord): Promise<void> {
 		const upload = this.store.uploads.get(job.upload_id);
 		if (upload && !upload.source_deleted) {
 			upload.source_deleted = true;
 			await removeFile(upload.file_path);
 		}
-		this.emitWebhook(job, status, at);
 	}
 
 	private emitWebhook(job: JobRecord, status: 'completed' | 'failed', at: number): void {
@@ -248,6 +354,13 @@ export class JobRunner {
 		};
 		this.webhooks.enqueue({ url: job.request.webhook_url, secret: account.signing_secret, event });
 	}
+}
+
+function refuseTerminal(job: JobRecord): void {
+	if (!isTerminalStatus(job.status)) return;
+	throw new ApiError(409, 'job_already_terminal', `Job ${job.job_id} is already ${job.status}.`, {
+		status: job.status,
+	});
 }
 
 function roundDuration(seconds: number): number {

@@ -23,6 +23,8 @@ import { ApiError, errorEnvelope } from './errors';
 import { FaultInjector } from './faults';
 import { IdempotencyCache } from './idempotency';
 import { JobRunner } from './jobs';
+import type { ListOrder } from './list-order';
+import { DEFAULT_LIST_ORDER } from './list-order';
 import type { Links } from './jobs';
 import { mulberry32, randomId, randomSeed } from './random';
 import type { RateLimitConfig } from './rate-limit';
@@ -35,6 +37,7 @@ import { Store } from './store';
 import { RequestValidator } from './validation';
 import { WebhookDispatcher } from './webhooks';
 
+export type { ListOrder } from './list-order';
 export type { RateLimitConfig } from './rate-limit';
 export type { RecordLimits } from './retention';
 
@@ -58,6 +61,8 @@ export interface SandboxOptions {
 	rateLimits?: RateLimitConfig;
 	/** Caps on the records held within their retention (defaults in DEFAULT_RECORD_LIMITS). */
 	recordLimits?: Partial<RecordLimits>;
+	/** The order GET /transcriptions lists jobs in (default newest_first). */
+	listOrder?: ListOrder;
 	/** No request log on stderr. */
 	quiet?: boolean;
 }
@@ -112,6 +117,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Runnin
 		links,
 		webhooks,
 		validator: new RequestValidator(),
+		listOrder: options.listOrder ?? DEFAULT_LIST_ORDER,
 		reseed(newSeed) {
 			faults.reseed(newSeed);
 			webhooks.setRandom(mulberry32(newSeed + 1));
@@ -170,6 +176,8 @@ function buildApp(context: SandboxContext, quiet: boolean): FastifyInstance {
 
 	app.addHook('onRequest', async (request, reply) => {
 		reply.header('x-request-id', request.id);
+		// The service's clock is the sandbox clock: Date agrees with created_at/updated_at after a clock jump too.
+		reply.header('date', new Date(context.clock.now()).toUTCString());
 	});
 	if (!quiet) {
 		app.addHook('onResponse', async (request, reply) => {

@@ -77,6 +77,8 @@ export interface JobRecord {
 	artifacts: Map<ArtifactFormat, Promise<Buffer>>;
 	idempotency_key: string | null;
 	idempotent_replays: number;
+	/** Admin: a held job does not reach its terminal state on its timer (POST /_sandbox/jobs/{id}/hold). */
+	held: boolean;
 }
 
 export class Store {

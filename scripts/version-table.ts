@@ -39,10 +39,22 @@ const E2E_COLUMNS: Array<{ file: string; title: string; proves: string }> = [
 			"three files in, each with its transcript and all four artifacts (SRT, TXT, PDF, DOCX) byte-identical to the service's; the form example answers with the transcript",
 	},
 	{
+		file: 'pause-until-webhook.e2e.test.ts',
+		title: 'Pause Until Webhook',
+		proves:
+			"three ~30 s jobs: the execution is saved as waiting and no status request is sent while they run, it resumes on the last signed event and outputs Poll mode's bytes; a forged resume request gets 401; n8n stopped and started while it waits is resumed by the service's repeated delivery; a failed job fails only its item",
+	},
+	{
 		file: 'trigger.e2e.test.ts',
 		title: 'Trigger',
 		proves:
 			"the sandbox's real signed webhook for a live job starts the workflow with the PDF downloaded; a forged signature gets 401 and starts nothing; the scheduled-batch and save-to-disk examples work together",
+	},
+	{
+		file: 'polling-trigger.e2e.test.ts',
+		title: 'Polling Trigger',
+		proves:
+			'with 150 jobs of history and a 5-second poll, every job that finishes after activation (completed and failed, one after 100 newer jobs, two while n8n is stopped) starts exactly one execution, and none of the history does',
 	},
 	{
 		file: 'operations.e2e.test.ts',
@@ -53,12 +65,14 @@ const E2E_COLUMNS: Array<{ file: string; title: string; proves: string }> = [
 	{
 		file: 'ai-tool.e2e.test.ts',
 		title: 'AI tool',
-		proves: 'n8n lists the action node, its `…Tool` variant and the trigger under the package name',
+		proves:
+			'n8n lists the action node, its `…Tool` variant and both triggers under the package name',
 	},
 	{
 		file: 'editor-screenshots.e2e.test.ts',
 		title: 'Editor',
-		proves: "the editor's nodes panel finds the node; the nodes open and are photographed",
+		proves:
+			"the editor's nodes panel finds the node; the Job field's list comes through n8n's editor endpoint (every page, labels, search, a revoked key's 401), a job picked in the editor is saved and runs (From List, By URL, By ID); the nodes open and are photographed",
 	},
 ];
 

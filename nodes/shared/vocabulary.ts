@@ -62,6 +62,23 @@ const EVENT_LABELS: Record<WebhookEventType | typeof WEBHOOK_TEST_EVENT, Label> 
 	},
 };
 
+/** The polling trigger's events: a job found in one of these terminal states. */
+export const POLLING_EVENT_TYPES = [
+	'transcription.completed',
+	'transcription.failed',
+	'transcription.cancelled',
+] as const;
+export type PollingEventType = (typeof POLLING_EVENT_TYPES)[number];
+
+const POLLING_EVENT_LABELS: Record<PollingEventType, Label> = {
+	'transcription.completed': EVENT_LABELS['transcription.completed'],
+	'transcription.failed': EVENT_LABELS['transcription.failed'],
+	'transcription.cancelled': {
+		name: 'Transcription Cancelled',
+		description: 'A job was cancelled before it finished (the service sends no webhook for it)',
+	},
+};
+
 /** n8n's lint and editor want option lists sorted by name. */
 function options<V extends string>(
 	values: readonly V[],
@@ -81,6 +98,8 @@ export const triggerEventOptions = options(
 	[...WEBHOOK_EVENT_TYPES, WEBHOOK_TEST_EVENT] as const,
 	EVENT_LABELS,
 );
+
+export const pollingEventOptions = options(POLLING_EVENT_TYPES, POLLING_EVENT_LABELS);
 
 export function artifactFormatLabel(format: ArtifactFormat): string {
 	return ARTIFACT_FORMAT_LABELS[format].name;

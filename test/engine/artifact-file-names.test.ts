@@ -8,7 +8,6 @@ import type { AddressInfo } from 'node:net';
 import type { PublicTranscriptionWebhookEvent } from '../../src/api';
 import { actionNode, ACTION_NODE, runWorkflow, type TestCredentials } from './harness';
 import { TriggerUnderTest } from './webhook-harness';
-import { buildSignedDelivery } from '../../src/service';
 
 // [name in filename*, name the binary must get]: forward slashes, backslashes (a separator on Windows only), and names
 // with nothing left once separators are gone.
@@ -101,15 +100,7 @@ it.each(CASES)(
 					artifact: `${credentials.baseUrl}/api/v1/transcriptions/job_1/artifact`,
 				},
 			};
-			const signed = buildSignedDelivery({
-				secret: SIGNING_SECRET,
-				timestamp: Math.floor(Date.now() / 1000),
-				event,
-			});
-			const call = await trigger.post(signed.body, {
-				...signed.headers,
-				'Content-Type': 'application/json',
-			});
+			const call = await trigger.postSignedEvent(event, SIGNING_SECRET);
 			expect(call.status).toBe(200);
 			const [item] = call.executionOutput!;
 			expect(item.json.artifact_error).toBeUndefined();

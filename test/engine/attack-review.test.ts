@@ -6,7 +6,6 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 
 import type { PublicTranscriptionWebhookEvent } from '../../src/api';
-import { buildSignedDelivery } from '../../src/service';
 import { makeWav } from '../fixtures/media';
 import {
 	actionNode,
@@ -118,15 +117,7 @@ describe('ids with dot segments or separators are refused before any request', (
 					artifact: `${env.proxy.baseUrl}/api/v1/artifact.srt`,
 				},
 			};
-			const signed = buildSignedDelivery({
-				secret: signingSecret,
-				timestamp: Math.floor(Date.now() / 1000),
-				event,
-			});
-			const call = await trigger.post(signed.body, {
-				...signed.headers,
-				'Content-Type': 'application/json',
-			});
+			const call = await trigger.postSignedEvent(event, signingSecret);
 			expect(call.status).toBe(200);
 			const [item] = call.executionOutput!;
 			expect(item.json.job_id).toBe('..');
@@ -285,15 +276,7 @@ describe('signing secrets pasted with surrounding whitespace', () => {
 					artifact: null,
 				},
 			};
-			const signed = buildSignedDelivery({
-				secret: signingSecret,
-				timestamp: Math.floor(Date.now() / 1000),
-				event,
-			});
-			const call = await trigger.post(signed.body, {
-				...signed.headers,
-				'Content-Type': 'application/json',
-			});
+			const call = await trigger.postSignedEvent(event, signingSecret);
 			expect(call.status).toBe(200);
 			expect(call.executionOutput?.[0].json.event_id).toBe(event.event_id);
 		} finally {

@@ -34,6 +34,7 @@ import {
 	runWorkflow,
 	type TestCredentials,
 } from './harness';
+import { buildSignedDelivery } from '../../src/service';
 
 export const TRIGGER_TYPE = nodeType('transcriptionServiceTrigger');
 export const TRIGGER_NODE_NAME = 'Transcription Service Trigger';
@@ -157,6 +158,15 @@ export class TriggerUnderTest {
 		const text = await answer.text();
 		const [call] = await settled;
 		return { ...call, status: answer.status, response: text === '' ? undefined : JSON.parse(text) };
+	}
+
+	/** Signs `event` with `secret` as the service does, now, and POSTs it as JSON. */
+	async postSignedEvent(
+		event: { event: string; event_id: string } & object,
+		secret: string,
+	): Promise<WebhookCall> {
+		const signed = buildSignedDelivery({ secret, timestamp: Math.floor(Date.now() / 1000), event });
+		return await this.post(signed.body, { ...signed.headers, 'Content-Type': 'application/json' });
 	}
 
 	/** Resolves once `count` more requests have been answered and processed (as the sandbox sends them). */

@@ -58,6 +58,18 @@ describe('the shipped package (dist/)', () => {
 		for (const entry of entries()) expect(existsSync(entry)).toBe(true);
 	});
 
+	it('names every node of nodes/ in package.json, so n8n loads each one', () => {
+		const nodeFiles = filesUnder(path.join(root, 'nodes'))
+			.filter((file) => file.endsWith('.node.ts'))
+			.map((file) =>
+				path.relative(root, path.join(dist, path.relative(root, file))).replace(/\.ts$/, '.js'),
+			);
+		expect(nodeFiles).toContain(
+			'dist/nodes/TranscriptionServicePollingTrigger/TranscriptionServicePollingTrigger.node.js',
+		);
+		expect([...manifest.n8n.nodes].sort()).toEqual(nodeFiles.sort());
+	});
+
 	it('holds no JavaScript the nodes do not run', () => {
 		// Type-only modules (node.type.ts, types.ts) compile to an empty module: no code to run, nothing to object to.
 		const shipped = filesUnder(dist).filter((file) => file.endsWith('.js') && hasCode(file));

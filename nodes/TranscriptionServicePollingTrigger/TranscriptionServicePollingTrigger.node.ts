@@ -1,0 +1,36 @@
+import {
+	NodeConnectionTypes,
+	type INodeExecutionData,
+	type INodeType,
+	type INodeTypeDescription,
+	type IPollFunctions,
+} from 'n8n-workflow';
+
+import { properties } from './description';
+import { poll } from './poller';
+
+export class TranscriptionServicePollingTrigger implements INodeType {
+	description: INodeTypeDescription = {
+		displayName: 'Transcription Service Polling Trigger',
+		name: 'transcriptionServicePollingTrigger',
+		icon: {
+			light: 'file:../../icons/transcriptionService.svg',
+			dark: 'file:../../icons/transcriptionService.dark.svg',
+		},
+		group: ['trigger'],
+		version: 1,
+		subtitle: '={{ $parameter["events"].join(", ") }}',
+		description:
+			'Starts the workflow when a transcription completes or fails, by checking the service on a schedule (no public URL needed)',
+		defaults: { name: 'Transcription Service Polling Trigger' },
+		polling: true,
+		inputs: [],
+		outputs: [NodeConnectionTypes.Main],
+		credentials: [{ name: 'transcriptionServiceApi', required: true }],
+		properties,
+	};
+
+	async poll(this: IPollFunctions): Promise<INodeExecutionData[][] | null> {
+		return await poll(this);
+	}
+}

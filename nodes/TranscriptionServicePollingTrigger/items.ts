@@ -1,0 +1,96 @@
+// The items a poll emits: the webhook trigger's item (eventItemJson), built from a listed job, so a workflow can
+// switch between the two triggers without changing the nodes after it.
+import { createHash } from 'crypto';
+import type { IDataObject, INodeExecutionData, IPollFunctions } from 'n8n-workflow';
+
+import { buildPath, joinPrefix } from '../../src/api';
+import type { ArtifactFormat } from '../../src/artifacts';
+import { DEFAULT_RETRY_POLICY } from '../../src/client';
+import type { WebhookEventBody } from '../../src/webhooks';
+import { artifactBinary, fetchArtifact } from '../shared/artifact';
+import { itemErrorOf } from '../shared/errors';
+import { TranscriptionServiceClient } from '../shared/transport';
+import { eventItemJson } from '../TranscriptionServiceTrigger/delivery';
+import type { DueJob } from './poll';
+
+// Each download holds up the poll and the items after it: a shorter retry budget than the action node's.
+const ARTIFACT_RETRY_POLICY = {
+	...DEFAULT_RETRY_POLICY,
+	maxAttempts: 3,
+	maxRateLimitWaitMs: 30_000,
+};
+
+/**
+ * The service's webhook event ids are not in the list, so a polled job gets its own: derived from job_id and status
+ * alone, the same in every poll, after a restart and in every workflow, so Remove Duplicates on event_id works
+ * downstream. It never equals the id of the service's webhook event for the same job.
+ */
+export function pollEventId(jobId: string, status: string): string {
+	const digest = createHash('sha256').update(`${jobId}\n${status}`).digest('hex');
+	return `evt_poll_${digest.slice(0, 32)}`;
+}
+
+/**
+ * The event a webhook would carry for this job: event, event_id, job_id, status, created_at (when the job reached the
+ * status: its updated_at, as a webhook event's created_at is the time of the state change) and absolute links, the
+ * artifact link only for completed jobs.
+ */
+export function polledEvent(job: DueJob, baseUrl: string, pathPrefix: string): WebhookEventBody {
+	const link = (operation: 'getTranscription' | 'getTranscriptionArtifact') =>
+		`${baseUrl}${joinPrefix(pathPrefix, buildPath(operation, { job_id: job.job_id }))}`;
+	return {
+		event: `transcription.${job.status}`,
+		event_id: pollEventId(job.job_id, job.status),
+		job_id: job.job_id,
+		status: job.status,
+		created_at: job.updated_at,
+		links: {
+			self: link('getTranscription'),
+			artifact: job.status === 'completed' ? link('getTranscriptionArtifact') : null,
+		},
+	} as unknown as WebhookEventBody;
+}
+
+export interface ArtifactChoice {
+	download: boolean;
+	format: ArtifactFormat;
+	binaryPropertyName: string;
+}
+
+export async function jobItems(
+	context: IPollFunctions,
+	jobs: DueJob[],
+	artifact: ArtifactChoice,
+	receivedAtMs: number,
+): Promise<INodeExecutionData[]> {
+	const client = new TranscriptionServiceClient(context, ARTIFACT_RETRY_POLICY);
+	const { baseUrl, pathPrefix } = await client.serviceSettings();
+	const items: INodeExecutionData[] = [];
+	for (const job of jobs) {
+		const json: IDataObject = eventItemJson(polledEvent(job, baseUrl, pathPrefix), receivedAtMs);
+		if (!artifact.download || job.status !== 'completed') {
+			items.push({ json });
+			continue;
+		}
+		if (artifact.binaryPropertyName === '') {
+			const message = '"Put Output File in Field" is empty: the transcript was not downloaded';
+			items.push({ json: { ...json, artifact_error: { code: 'invalid_parameter', message } } });
+			continue;
+		}
+		try {
+			const fetched = await fetchArtifact(context, client, job.job_id, artifact.format);
+			items.push({
+				json,
+				binary: { [artifact.binaryPropertyName]: await artifactBinary(context, fetched) },
+			});
+		} catch (error) {
+			// The job is emitted all the same: a failed download must not lose it.
+			const fields = itemErrorOf(error);
+			const artifactError: IDataObject = fields
+				? { ...fields }
+				: { code: 'artifact_download_failed', message: (error as Error).message };
+			items.push({ json: { ...json, artifact_error: artifactError } });
+		}
+	}
+	return items;
+}

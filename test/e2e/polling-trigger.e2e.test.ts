@@ -1,0 +1,179 @@
+// The Polling Trigger in a real n8n, active with a 5-second poll (a custom cron; n8n refuses a seconds field with
+// "*"), against its own sandbox and n8n (the suite's n8n cannot be restarted from a test file): history is not
+// emitted, every job that completes or fails afterwards is emitted exactly once — one that completes after 100
+// newer ones too, and jobs that finish while n8n is down are emitted once after it starts again.
+import path from 'node:path';
+
+import { pollEventId } from '../../nodes/TranscriptionServicePollingTrigger/items';
+import { SandboxAdmin } from '../../sandbox/admin-client';
+import { makeWav } from '../fixtures/media';
+import { startEnvironment, type E2eEnvironment } from './harness/environment';
+import { failureOf, nodeItems } from './harness/executions';
+import { waitFor } from './harness/processes';
+import type { ExecutionItem, ExecutionWithData } from './harness/rest';
+import { suiteVersionId } from './harness/suite';
+import { WORK_DIR } from './harness/versions';
+import { loadFixture } from './harness/workflows';
+
+const WORKFLOW_ID = 'tssE2ePolling01';
+const TRIGGER_NODE = 'Finished Transcriptions';
+const POLL_SECONDS = 5;
+const versionId = suiteVersionId();
+
+let environment: E2eEnvironment;
+let admin: SandboxAdmin;
+
+beforeAll(async () => {
+	environment = await startEnvironment({
+		versionId,
+		workDir: path.join(WORK_DIR, versionId, 'polling'),
+		workflows: () => [loadFixture('polling-trigger.json')],
+		activate: [],
+	});
+	admin = new SandboxAdmin(environment.sandbox.baseUrl);
+	// Every emitted completed job is a download: room for all of them within the test.
+	await admin.setRateLimits({ perTier: { premium: 10_000, platinum: 10_000 } });
+}, 300_000);
+
+afterAll(async () => {
+	await environment?.stop();
+});
+
+async function callService(method: string, apiPath: string, body: Buffer | object) {
+	const raw = Buffer.isBuffer(body);
+	const response = await fetch(`${environment.sandbox.baseUrl}/api/v1${apiPath}`, {
+		method,
+		headers: {
+			authorization: `Bearer ${environment.sandbox.keys.platinum_live.key}`,
+			'content-type': raw ? 'application/octet-stream' : 'application/json',
+		},
+		body: raw ? body : JSON.stringify(body),
+	});
+	if (!response.ok)
+		throw new Error(`${method} ${apiPath} → ${response.status}: ${await response.text()}`);
+	return (await response.json()) as Record<string, string>;
+}
+
+/** A live job straight through the API, held so it finishes when the test says. */
+async function heldJob(fileName: string): Promise<string> {
+	const media = makeWav({ seconds: 1 });
+	const slot = await callService('POST', '/uploads', {
+		filename: fileName,
+		content_type: 'audio/wav',
+		size_bytes: media.length,
+	});
+	await callService('PUT', `/uploads/${slot.upload_id}/binary`, media);
+	const { job_id } = await callService('POST', '/transcriptions', { upload_id: slot.upload_id });
+	await admin.holdJob(job_id);
+	return job_id;
+}
+
+interface Emitted {
+	execution: string;
+	item: ExecutionItem;
+}
+
+/** Every item the trigger emitted so far, over all of the workflow's finished executions. */
+async function emitted(): Promise<Emitted[]> {
+	const summaries = (await environment.api.executions(WORKFLOW_ID)).filter(
+		(summary) => summary.stoppedAt !== null && summary.status !== 'running',
+	);
+	const executions: ExecutionWithData[] = await Promise.all(
+		summaries.map((summary) => environment.api.execution(summary.id)),
+	);
+	return executions.flatMap((execution) => {
+		expect(failureOf(execution)).toBeUndefined();
+		return nodeItems(execution, TRIGGER_NODE).map((item) => ({ execution: execution.id, item }));
+	});
+}
+
+/** Waits until every job in `jobIds` was emitted, then two more polls, so a duplicate would have shown. */
+async function emittedOnce(jobIds: string[]): Promise<Emitted[]> {
+	await waitFor(
+		`executions emitting ${jobIds.length} jobs`,
+		async () => {
+			const seen = new Set((await emitted()).map(({ item }) => String(item.json.job_id)));
+			return jobIds.every((jobId) => seen.has(jobId)) ? true : undefined;
+		},
+		{ timeoutMs: 180_000, intervalMs: 1000 },
+	);
+	await new Promise((resolve) => setTimeout(resolve, 2 * POLL_SECONDS * 1000 + 1000));
+	return await emitted();
+}
+
+function countByJob(items: Emitted[]): Map<string, number> {
+	const counts = new Map<string, number>();
+	for (const { item } of items) {
+		const jobId = String(item.json.job_id);
+		counts.set(jobId, (counts.get(jobId) ?? 0) + 1);
+	}
+	return counts;
+}
+
+describe(`Transcription Service Polling Trigger in n8n ${versionId}`, () => {
+	test('emits each job that finishes after activation exactly once, across polls and a restart of n8n', async () => {
+		const history = await admin.seedJobs({
+			account_id: 'acct_sandbox_platinum',
+			count: 150,
+			filename: 'history.wav',
+		});
+		const [completes, fails, finishesLast, whileDown, failsWhileDown] = [
+			await heldJob('standup.wav'),
+			await heldJob('unreadable.wav'),
+			await heldJob('long-interview.wav'),
+			await heldJob('overnight.wav'),
+			await heldJob('overnight-2.wav'),
+		];
+		await environment.api.activateWorkflow(WORKFLOW_ID);
+		// Past the seconds around the activation, where the count alone tells old from new.
+		await new Promise((resolve) => setTimeout(resolve, 3000));
+
+		await admin.completeJob(completes);
+		await admin.failJob(fails);
+		const newer = await admin.seedJobs({
+			account_id: 'acct_sandbox_platinum',
+			count: 100,
+			filename: 'batch.wav',
+		});
+		await admin.completeJob(finishesLast);
+		const before = [completes, fails, ...newer.job_ids, finishesLast];
+		const beforeRestart = await emittedOnce(before);
+
+		expect(countByJob(beforeRestart)).toEqual(new Map(before.map((jobId) => [jobId, 1])));
+		const byJob = new Map(beforeRestart.map(({ item }) => [String(item.json.job_id), item]));
+		expect(byJob.get(completes)!.json).toMatchObject({
+			event: 'transcription.completed',
+			event_id: pollEventId(completes, 'completed'),
+			status: 'completed',
+			links: {
+				self: `${environment.sandbox.baseUrl}/api/v1/transcriptions/${completes}`,
+				artifact: `${environment.sandbox.baseUrl}/api/v1/transcriptions/${completes}/artifact`,
+			},
+		});
+		expect(Object.keys(byJob.get(completes)!.json).sort()).toEqual(
+			['created_at', 'event', 'event_id', 'job_id', 'links', 'received_at', 'status'].sort(),
+		);
+		expect(byJob.get(completes)!.binary?.data).toMatchObject({
+			fileName: 'standup.txt',
+			mimeType: 'text/plain',
+		});
+		expect(byJob.get(fails)!.json).toMatchObject({
+			event: 'transcription.failed',
+			status: 'failed',
+			links: { artifact: null },
+		});
+		expect(byJob.get(fails)!.binary).toBeUndefined();
+		expect(history.job_ids.some((jobId) => byJob.has(jobId))).toBe(false);
+
+		// n8n goes down; two jobs finish meanwhile; at start-up n8n activates the workflow, which polls at once.
+		await environment.n8n.stop();
+		await admin.completeJob(whileDown);
+		await admin.failJob(failsWhileDown);
+		await environment.n8n.start();
+		const afterRestart = await emittedOnce([...before, whileDown, failsWhileDown]);
+
+		expect(countByJob(afterRestart)).toEqual(
+			new Map([...before, whileDown, failsWhileDown].map((jobId) => [jobId, 1])),
+		);
+	});
+});

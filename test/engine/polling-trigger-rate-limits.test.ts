@@ -1,0 +1,186 @@
+// Rate limits reached during a poll of the Transcription Service Polling Trigger (n8n-core's PollContext against
+// the sandbox): a short window is waited out within the poll; a longer one ends the poll, and the next poll goes on
+// from where it stopped, losing nothing. Its own sandbox, whose clock is never moved: the node's rate-limit pacer
+// reads X-RateLimit-Reset against this machine's clock.
+import { createServer, request as httpRequest } from 'node:http';
+import type { AddressInfo } from 'node:net';
+
+import type { IDataObject, INodeExecutionData } from 'n8n-workflow';
+
+import { createJob, GENEROUS_LIMITS, uploadMedia } from '../sandbox/helpers';
+import type { TestCredentials } from './harness';
+import { PollingTriggerUnderTest } from './polling-harness';
+import { useEngineSandbox } from './setup';
+
+const env = useEngineSandbox({ recordExchanges: true, rateLimits: GENEROUS_LIMITS });
+
+async function account(): Promise<{
+	accountId: string;
+	key: string;
+	credentials: TestCredentials;
+}> {
+	const created = await env.admin.createKey({});
+	return {
+		accountId: created.account_id,
+		key: created.key,
+		credentials: env.credentials(created.key),
+	};
+}
+
+async function liveJob(key: string, fields: IDataObject = {}): Promise<string> {
+	const uploadId = await uploadMedia(env.sandbox.baseUrl, key);
+	return (await createJob(env.sandbox.baseUrl, key, { upload_id: uploadId, ...fields })).job_id;
+}
+
+function jobIds(items: INodeExecutionData[]): string[] {
+	return items.map((item) => String(item.json.job_id));
+}
+
+function listRequests(): number {
+	return env.proxy.exchanges.filter((exchange) => /\/api\/v1\/transcriptions\?/.test(exchange.url))
+		.length;
+}
+
+/**
+ * Activation, then a pause of a few seconds: jobs that finish within a second or two of the first activation are
+ * told apart by the count alone (covered in polling-trigger.test.ts and the unit tier).
+ */
+async function activate(trigger: PollingTriggerUnderTest): Promise<void> {
+	await trigger.activate();
+	await new Promise((resolve) => setTimeout(resolve, 2500));
+}
+
+async function drain(trigger: PollingTriggerUnderTest): Promise<void> {
+	for (let poll = 0; poll < 20; poll++) {
+		if ((await trigger.poll()) === null) return;
+	}
+	throw new Error('Still emitting after 20 polls');
+}
+
+describe('rate limits during a poll', () => {
+	test('a short window: the poll waits for it and finishes', async () => {
+		const { accountId, key, credentials } = await account();
+		await env.admin.seedJobs({ account_id: accountId, count: 500 });
+		const trigger = await PollingTriggerUnderTest.start({ credentials });
+		await activate(trigger);
+		const longJob = await liveJob(key);
+		await env.admin.holdJob(longJob);
+		await env.admin.seedJobs({ account_id: accountId, count: 300 });
+		await drain(trigger);
+		await env.admin.completeJob(longJob);
+		// Two reads per 2-second window: the search of several pages has to wait for new windows.
+		await env.admin.setRateLimits({
+			windowSeconds: 2,
+			perTier: { platinum: 2 },
+			readsMultiplier: 1,
+		});
+		env.proxy.exchanges.length = 0;
+		try {
+			const items = await trigger.poll();
+			expect(jobIds(items ?? [])).toEqual([longJob]);
+			// More pages than three windows allow, all answered: the poll waited for the windows to reopen.
+			expect(listRequests()).toBeGreaterThan(6);
+			expect(env.proxy.exchanges.every((exchange) => exchange.status === 200)).toBe(true);
+		} finally {
+			await env.admin.setRateLimits({ windowSeconds: 60, ...GENEROUS_LIMITS, readsMultiplier: 2 });
+			// The pacer of this process remembers the small window until it ends.
+			await new Promise((resolve) => setTimeout(resolve, 2500));
+		}
+	});
+
+	test('a window longer than a poll waits: the poll stops, the next one goes on, nothing lost', async () => {
+		const { accountId, key } = await account();
+		await env.admin.seedJobs({ account_id: accountId, count: 800 });
+		const limiter = await startRateLimitProxy(env.nodeBaseUrl);
+		try {
+			const trigger = await PollingTriggerUnderTest.start({
+				credentials: { apiKey: key, baseUrl: limiter.baseUrl },
+			});
+			await activate(trigger);
+			const longJob = await liveJob(key);
+			await env.admin.holdJob(longJob);
+			const newer = await env.admin.seedJobs({ account_id: accountId, count: 150 });
+			await drain(trigger);
+			await env.admin.completeJob(longJob);
+
+			// The third list request of the next poll is answered 429 with a minute to wait.
+			limiter.refuseListRequest(limiter.listRequests + 3);
+			expect(await trigger.poll()).toBeNull();
+			expect(limiter.refused).toBe(1);
+			expect(trigger.errors).toEqual([]);
+			await trigger.poll();
+
+			const emitted = jobIds(trigger.items());
+			expect([...emitted].sort()).toEqual([...newer.job_ids, longJob].sort());
+		} finally {
+			await limiter.close();
+		}
+	});
+});
+
+/** A proxy in front of the node's target that answers one chosen list request 429 with a minute to wait. */
+async function startRateLimitProxy(targetBaseUrl: string) {
+	const target = new URL(targetBaseUrl);
+	let refuseAt = -1;
+	const state = { listRequests: 0, refused: 0 };
+	const server = createServer((incoming, outgoing) => {
+		const isList = /^\/api\/v1\/transcriptions\?/.test(incoming.url ?? '');
+		if (isList && ++state.listRequests === refuseAt) {
+			state.refused++;
+			// Retry-After says a minute, more than a poll waits; the window itself reopens in a second.
+			const reset = Math.floor(Date.now() / 1000) + 1;
+			outgoing.writeHead(429, {
+				'content-type': 'application/json',
+				'retry-after': '60',
+				'x-ratelimit-limit': '120',
+				'x-ratelimit-remaining': '0',
+				'x-ratelimit-reset': String(reset),
+				'x-request-id': 'req_proxy_429',
+			});
+			outgoing.end(
+				JSON.stringify({
+					error: {
+						code: 'rate_limit_exceeded',
+						message: 'Request limit exceeded for the current window.',
+						request_id: 'req_proxy_429',
+						details: {},
+					},
+				}),
+			);
+			return;
+		}
+		const upstream = httpRequest(
+			{
+				host: target.hostname,
+				port: target.port,
+				method: incoming.method,
+				path: incoming.url,
+				headers: { ...incoming.headers, host: target.host },
+			},
+			(answer) => {
+				outgoing.writeHead(answer.statusCode ?? 502, answer.headers);
+				answer.pipe(outgoing);
+			},
+		);
+		upstream.on('error', () => incoming.socket.destroy());
+		incoming.pipe(upstream);
+	});
+	await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+	return {
+		baseUrl: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+		get listRequests() {
+			return state.listRequests;
+		},
+		get refused() {
+			return state.refused;
+		},
+		refuseListRequest(index: number) {
+			refuseAt = index;
+		},
+		close: () =>
+			new Promise<void>((resolve) => {
+				server.closeAllConnections();
+				server.close(() => resolve());
+			}),
+	};
+}
