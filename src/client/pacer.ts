@@ -115,14 +115,18 @@ export class RateLimitPacer {
 		if (!Number.isInteger(limit) || !Number.isInteger(remaining) || resetInMs === undefined) return;
 		const reset = Number(resetText);
 
+		// A different limit means the service changed the bucket (a new plan, a new window length): what was learnt of
+		// the old one, its window's reset included, no longer holds, so this answer starts the count afresh.
+		const changed = existing !== undefined && existing.limit !== limit;
 		const state =
-			existing ??
-			newState(
-				limit,
-				reset,
-				limit - remaining - (counted ? 1 : 0),
-				this.unknownInFlight.get(bucket) ?? 0,
-			);
+			existing && !changed
+				? existing
+				: newState(
+						limit,
+						reset,
+						limit - remaining - (counted ? 1 : 0),
+						existing?.inFlight ?? this.unknownInFlight.get(bucket) ?? 0,
+					);
 		this.unknownInFlight.delete(bucket);
 		if (state.endedReset !== undefined && reset <= state.endedReset) return;
 		if (state.current.reset === undefined) state.current.reset = reset;

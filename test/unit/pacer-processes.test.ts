@@ -194,4 +194,22 @@ describe('RateLimitPacer: what single answers teach it', () => {
 		pacer.observe('writes', headers(5), NOW);
 		expect(reserveAll(pacer, 4)).toEqual([0, 0, 0, 60_000]);
 	});
+
+	it('starts afresh when the service changes the bucket (a smaller limit, a window that ends sooner)', () => {
+		const pacer = new RateLimitPacer({ safetyMarginMs: 0 });
+		pacer.reserve('writes', NOW);
+		pacer.observe('writes', headers(90, 100), NOW);
+		// The account moves to 2 requests per 2 s window: the answer's reset is earlier than the old window's.
+		pacer.reserve('writes', NOW);
+		pacer.observe(
+			'writes',
+			{
+				'x-ratelimit-limit': '2',
+				'x-ratelimit-remaining': '1',
+				'x-ratelimit-reset': String(NOW / 1000 + 2),
+			},
+			NOW,
+		);
+		expect(reserveAll(pacer, 2)).toEqual([0, 2_000]);
+	});
 });
