@@ -6,6 +6,7 @@ import path from 'node:path';
 
 import { makeWav } from '../fixtures/media';
 import { ARTIFACT_MIME_TYPES } from './harness/artifacts';
+import { createJob } from './harness/service-jobs';
 import {
 	executionIds,
 	failureOf,
@@ -24,40 +25,15 @@ function triggerUrls() {
 }
 
 /** A live job created straight through the API (no n8n involved), reporting to `webhookUrl`. */
-async function createJob(webhookUrl: string, fileName: string): Promise<string> {
-	const callService = async (method: string, apiPath: string, body: Buffer | object) => {
-		const raw = Buffer.isBuffer(body);
-		const response = await fetch(`${context.sandboxBaseUrl}/api/v1${apiPath}`, {
-			method,
-			headers: {
-				authorization: `Bearer ${context.keys.live}`,
-				'content-type': raw ? 'application/octet-stream' : 'application/json',
-			},
-			body: raw ? body : JSON.stringify(body),
-		});
-		if (!response.ok)
-			throw new Error(`${method} ${apiPath} → ${response.status}: ${await response.text()}`);
-		return (await response.json()) as Record<string, string>;
-	};
-	const media = makeWav({ seconds: 1 });
-	const slot = await callService('POST', '/uploads', {
-		filename: fileName,
-		content_type: 'audio/wav',
-		size_bytes: media.length,
-	});
-	await callService('PUT', `/uploads/${slot.upload_id}/binary`, media);
-	const job = await callService('POST', '/transcriptions', {
-		upload_id: slot.upload_id,
-		webhook_url: webhookUrl,
-	});
-	return job.job_id;
+async function createLiveJob(webhookUrl: string, fileName: string): Promise<string> {
+	return await createJob(context.sandboxBaseUrl, context.keys.live, webhookUrl, fileName);
 }
 
 describe(`Transcription Service Trigger in n8n ${context.n8nVersion} (Node ${context.nodeVersion})`, () => {
 	it('receives the signed completion event of a real job, with the artifact downloaded', async () => {
 		const before = await executionIds(api, WORKFLOW_IDS.triggerWithArtifact);
 
-		const jobId = await createJob(triggerUrls().triggerWithArtifact, 'board-meeting.wav');
+		const jobId = await createLiveJob(triggerUrls().triggerWithArtifact, 'board-meeting.wav');
 
 		const [execution] = await newExecutions(api, WORKFLOW_IDS.triggerWithArtifact, before);
 		expect(failureOf(execution)).toBeUndefined();

@@ -262,15 +262,3 @@ export function newestJob(
 export function clone<T>(value: T): T {
 	return value === undefined ? value : (JSON.parse(JSON.stringify(value)) as T);
 }
-
-/** mulberry32, for the seeded model runs. */
-export function seededRandom(seed: number): () => number {
-	let state = seed >>> 0;
-	return () => {
-		state = (state + 0x6d2b79f5) >>> 0;
-		let t = state;
-		t = Math.imul(t ^ (t >>> 15), t | 1);
-		t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-		return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-	};
-}

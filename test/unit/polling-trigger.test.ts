@@ -9,15 +9,8 @@ import {
 	ZONE_MS,
 	type PollState,
 } from '../../nodes/TranscriptionServicePollingTrigger/poll';
-import {
-	clone,
-	newestJob,
-	seededRandom,
-	SIM_ORDERS,
-	SimService,
-	SimTrigger,
-	type SimJob,
-} from './polling-sim';
+import { mulberry32 } from '../../sandbox/random';
+import { clone, newestJob, SIM_ORDERS, SimService, SimTrigger, type SimJob } from './polling-sim';
 
 const MINUTE = 60_000;
 
@@ -116,7 +109,7 @@ describe.each(SIM_ORDERS)('list order %s', (order) => {
 			const trigger = new SimTrigger(service);
 			trigger.activate();
 			const jobs = service.create(40);
-			const random = seededRandom(7);
+			const random = mulberry32(7);
 			const completionOrder = [...jobs].sort(() => random() - 0.5);
 			for (const [index, job] of completionOrder.entries()) {
 				service.advance(2_000);
@@ -542,7 +535,7 @@ describe('Fetch Test Event (manual): the newest job', () => {
 
 describe('model runs: random completions, orders, page shifts, rate limits and restarts', () => {
 	test.each(Array.from({ length: 12 }, (_, index) => index + 1))('seed %i', (seed) => {
-		const random = seededRandom(seed);
+		const random = mulberry32(seed);
 		const order = SIM_ORDERS[seed % SIM_ORDERS.length];
 		const service = new SimService(order);
 		const statuses = (['completed', 'failed', 'cancelled'] as const).filter(

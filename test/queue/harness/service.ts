@@ -4,7 +4,7 @@
 import { randomUUID } from 'node:crypto';
 
 import { buildSignedDelivery } from '../../../src/service';
-import { makeWav } from '../../fixtures/media';
+export { createJob } from '../../e2e/harness/service-jobs';
 
 export interface JobEvent {
 	event: 'transcription.completed' | 'transcription.failed';
@@ -27,41 +27,6 @@ async function answerOf(response: Response): Promise<Answer> {
 	} catch {
 		return { status: response.status, body: text };
 	}
-}
-
-/** A live job created straight through the API (no n8n involved), reporting to `webhookUrl`; its job_id. */
-export async function createJob(
-	serviceBaseUrl: string,
-	apiKey: string,
-	webhookUrl: string,
-	fileName: string,
-): Promise<string> {
-	const call = async (method: string, apiPath: string, body: Buffer | object) => {
-		const raw = Buffer.isBuffer(body);
-		const response = await fetch(`${serviceBaseUrl}/api/v1${apiPath}`, {
-			method,
-			headers: {
-				authorization: `Bearer ${apiKey}`,
-				'content-type': raw ? 'application/octet-stream' : 'application/json',
-			},
-			body: raw ? body : JSON.stringify(body),
-		});
-		if (!response.ok)
-			throw new Error(`${method} ${apiPath} → ${response.status}: ${await response.text()}`);
-		return (await response.json()) as Record<string, string>;
-	};
-	const media = makeWav({ seconds: 1 });
-	const slot = await call('POST', '/uploads', {
-		filename: fileName,
-		content_type: 'audio/wav',
-		size_bytes: media.length,
-	});
-	await call('PUT', `/uploads/${slot.upload_id}/binary`, media);
-	const job = await call('POST', '/transcriptions', {
-		upload_id: slot.upload_id,
-		webhook_url: webhookUrl,
-	});
-	return job.job_id;
 }
 
 /** A completion event as the service would send it for a job of its own. */
