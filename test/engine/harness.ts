@@ -88,6 +88,47 @@ export class PackageNodeTypes implements INodeTypes {
 	}
 }
 
+/**
+ * An active one-node workflow over a copy of the stored static data, as n8n loads a trigger's workflow from the
+ * database for every activation, request or poll.
+ */
+export function triggerWorkflow(args: {
+	workflowId: string;
+	name: string;
+	node: Omit<INode, 'typeVersion' | 'position' | 'credentials'>;
+	loader: LazyPackageDirectoryLoader;
+	staticData: IDataObject;
+}): Workflow {
+	return new Workflow({
+		id: args.workflowId,
+		name: args.name,
+		nodes: [
+			{
+				typeVersion: 1,
+				position: [0, 0],
+				credentials: { [CREDENTIAL_TYPE]: { id: 'cred-1', name: 'Transcription Service account' } },
+				...args.node,
+			},
+		],
+		connections: {},
+		active: true,
+		nodeTypes: new PackageNodeTypes(args.loader),
+		staticData: JSON.parse(JSON.stringify(args.staticData)) as IDataObject,
+		settings: { executionOrder: 'v1' },
+	});
+}
+
+/**
+ * What n8n's WorkflowStaticDataService would save after a run: nothing unless the node changed its static data,
+ * else that data as JSON (as the database column holds it).
+ */
+export function changedStaticData(workflow: Workflow): IDataObject | undefined {
+	if (workflow.staticData.__dataChanged !== true) return undefined;
+	const data = JSON.parse(JSON.stringify(workflow.staticData)) as IDataObject;
+	delete data.__dataChanged;
+	return data;
+}
+
 /** Hands out fixture credentials and applies the credential type's own `authenticate`. */
 export class FixtureCredentialsHelper extends ICredentialsHelper {
 	constructor(

@@ -7,7 +7,6 @@
 import { PollContext, type LazyPackageDirectoryLoader } from 'n8n-core';
 import type {
 	IDataObject,
-	INode,
 	INodeExecutionData,
 	INodeParameters,
 	INodeType,
@@ -17,7 +16,6 @@ import { Workflow } from 'n8n-workflow';
 
 import type { PollState } from '../../nodes/TranscriptionServicePollingTrigger/poll';
 import {
-	CREDENTIAL_TYPE,
 	engineAdditionalData,
 	FixtureCredentialsHelper,
 	fixtureCredentials,
@@ -25,6 +23,8 @@ import {
 	loadPackage,
 	nodeType,
 	PackageNodeTypes,
+	triggerWorkflow,
+	changedStaticData,
 	type TestCredentials,
 } from './harness';
 
@@ -125,32 +125,23 @@ export class PollingTriggerUnderTest {
 	}
 
 	private newWorkflow(): Workflow {
-		const node: INode = {
-			id: 'polling-node',
-			name: POLLING_NODE_NAME,
-			type: POLLING_TYPE,
-			typeVersion: 1,
-			position: [0, 0],
-			parameters: structuredClone(this.setup.parameters ?? {}),
-			credentials: { [CREDENTIAL_TYPE]: { id: 'cred-1', name: 'Transcription Service account' } },
-		};
-		return new Workflow({
-			id: this.workflowId,
+		return triggerWorkflow({
+			workflowId: this.workflowId,
 			name: 'polling engine test',
-			nodes: [node],
-			connections: {},
-			active: true,
-			nodeTypes: new PackageNodeTypes(this.loader),
-			staticData: JSON.parse(JSON.stringify(this.storedStaticData)) as IDataObject,
-			settings: { executionOrder: 'v1' },
+			node: {
+				id: 'polling-node',
+				name: POLLING_NODE_NAME,
+				type: POLLING_TYPE,
+				parameters: structuredClone(this.setup.parameters ?? {}),
+			},
+			loader: this.loader,
+			staticData: this.storedStaticData,
 		});
 	}
 
-	/** WorkflowStaticDataService.saveStaticData: only when something changed, as JSON. */
 	private save(workflow: Workflow): void {
-		if (workflow.staticData.__dataChanged !== true) return;
-		const data = JSON.parse(JSON.stringify(workflow.staticData)) as IDataObject;
-		delete data.__dataChanged;
+		const data = changedStaticData(workflow);
+		if (!data) return;
 		this.storedStaticData = data;
 		workflow.staticData.__dataChanged = false;
 	}

@@ -24,14 +24,14 @@ import type {
 import { NodeHelpers, Workflow } from 'n8n-workflow';
 
 import {
-	CREDENTIAL_TYPE,
 	FixtureCredentialsHelper,
 	fixtureCredentials,
 	initBinaryData,
 	loadPackage,
 	nodeType,
-	PackageNodeTypes,
 	runWorkflow,
+	triggerWorkflow,
+	changedStaticData,
 	type TestCredentials,
 } from './harness';
 import { buildSignedDelivery } from '../../src/service';
@@ -289,25 +289,18 @@ export class TriggerUnderTest {
 
 	/** A new Workflow per request over the stored static data, as n8n loads it from the database. */
 	private workflow(): Workflow {
-		const node: INode = {
-			id: 'trigger-node',
-			name: TRIGGER_NODE_NAME,
-			type: TRIGGER_TYPE,
-			typeVersion: 1,
-			position: [0, 0],
-			webhookId: WEBHOOK_ID,
-			parameters: structuredClone(this.setup.parameters ?? {}),
-			credentials: { [CREDENTIAL_TYPE]: { id: 'cred-1', name: 'Transcription Service account' } },
-		};
-		return new Workflow({
-			id: this.workflowId,
+		return triggerWorkflow({
+			workflowId: this.workflowId,
 			name: 'trigger engine test',
-			nodes: [node],
-			connections: {},
-			active: true,
-			nodeTypes: new PackageNodeTypes(this.loader),
-			staticData: JSON.parse(JSON.stringify(this.storedStaticData)) as IDataObject,
-			settings: { executionOrder: 'v1' },
+			node: {
+				id: 'trigger-node',
+				name: TRIGGER_NODE_NAME,
+				type: TRIGGER_TYPE,
+				webhookId: WEBHOOK_ID,
+				parameters: structuredClone(this.setup.parameters ?? {}),
+			},
+			loader: this.loader,
+			staticData: this.storedStaticData,
 		});
 	}
 
@@ -316,11 +309,7 @@ export class TriggerUnderTest {
 	}
 
 	private saveStaticData(workflow: Workflow): void {
-		if (workflow.staticData.__dataChanged !== true) return;
-		// Saved as JSON, as n8n's database column holds it.
-		const data = JSON.parse(JSON.stringify(workflow.staticData)) as IDataObject;
-		delete data.__dataChanged;
-		this.storedStaticData = data;
+		this.storedStaticData = changedStaticData(workflow) ?? this.storedStaticData;
 	}
 
 	private hookContext(workflow: Workflow, mode: WorkflowExecuteMode): HookContext {
