@@ -1,24 +1,18 @@
-// The items a poll emits: the webhook trigger's item (eventItemJson), built from a listed job, so a workflow can
+// The items a poll emits: the webhook trigger's item (nodes/shared/event-item.ts), built from a listed job, so a workflow can
 // switch between the two triggers without changing the nodes after it.
 import { createHash } from 'crypto';
 import type { IDataObject, INodeExecutionData, IPollFunctions } from 'n8n-workflow';
 
 import { buildPath, joinPrefix } from '../../src/api';
-import type { ArtifactFormat } from '../../src/artifacts';
-import { DEFAULT_RETRY_POLICY } from '../../src/client';
 import type { WebhookEventBody } from '../../src/webhooks';
-import { artifactBinary, fetchArtifact } from '../shared/artifact';
-import { itemErrorOf } from '../shared/errors';
+import {
+	EVENT_ARTIFACT_RETRY_POLICY,
+	eventItemJson,
+	withEventArtifact,
+	type EventArtifact,
+} from '../shared/event-item';
 import { TranscriptionServiceClient } from '../shared/transport';
-import { eventItemJson } from '../TranscriptionServiceTrigger/delivery';
 import type { DueJob } from './poll';
-
-// Each download holds up the poll and the items after it: a shorter retry budget than the action node's.
-const ARTIFACT_RETRY_POLICY = {
-	...DEFAULT_RETRY_POLICY,
-	maxAttempts: 3,
-	maxRateLimitWaitMs: 30_000,
-};
 
 /**
  * The service's webhook event ids are not in the list, so a polled job gets its own: derived from job_id and status
@@ -51,10 +45,8 @@ export function polledEvent(job: DueJob, baseUrl: string, pathPrefix: string): W
 	} as unknown as WebhookEventBody;
 }
 
-export interface ArtifactChoice {
+export interface ArtifactChoice extends EventArtifact {
 	download: boolean;
-	format: ArtifactFormat;
-	binaryPropertyName: string;
 }
 
 export async function jobItems(
@@ -63,34 +55,16 @@ export async function jobItems(
 	artifact: ArtifactChoice,
 	receivedAtMs: number,
 ): Promise<INodeExecutionData[]> {
-	const client = new TranscriptionServiceClient(context, ARTIFACT_RETRY_POLICY);
+	const client = new TranscriptionServiceClient(context, EVENT_ARTIFACT_RETRY_POLICY);
 	const { baseUrl, pathPrefix } = await client.serviceSettings();
 	const items: INodeExecutionData[] = [];
 	for (const job of jobs) {
 		const json: IDataObject = eventItemJson(polledEvent(job, baseUrl, pathPrefix), receivedAtMs);
-		if (!artifact.download || job.status !== 'completed') {
-			items.push({ json });
-			continue;
-		}
-		if (artifact.binaryPropertyName === '') {
-			const message = '"Put Output File in Field" is empty: the transcript was not downloaded';
-			items.push({ json: { ...json, artifact_error: { code: 'invalid_parameter', message } } });
-			continue;
-		}
-		try {
-			const fetched = await fetchArtifact(context, client, job.job_id, artifact.format);
-			items.push({
-				json,
-				binary: { [artifact.binaryPropertyName]: await artifactBinary(context, fetched) },
-			});
-		} catch (error) {
-			// The job is emitted all the same: a failed download must not lose it.
-			const fields = itemErrorOf(error);
-			const artifactError: IDataObject = fields
-				? { ...fields }
-				: { code: 'artifact_download_failed', message: (error as Error).message };
-			items.push({ json: { ...json, artifact_error: artifactError } });
-		}
+		items.push(
+			artifact.download && job.status === 'completed'
+				? await withEventArtifact(context, json, job.job_id, artifact, client)
+				: { json },
+		);
 	}
 	return items;
 }

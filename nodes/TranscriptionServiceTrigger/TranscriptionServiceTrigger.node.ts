@@ -12,12 +12,11 @@ import {
 import type { ArtifactFormat } from '../../src/artifacts';
 import { isWebhookTestDelivery, type WebhookEventBody } from '../../src/webhooks';
 import { assertSigningSecret, verifyDelivery } from './activation';
-import { eventArtifact } from './artifact';
 import { mergeSeenEvents, processSeenEvents, rememberInProcess } from './dedupe';
+import { eventItemJson, withEventArtifact } from '../shared/event-item';
 import { readRawBody, signingSecrets } from '../shared/webhook-request';
 import {
 	decideDelivery,
-	eventItemJson,
 	resolveSettings,
 	type DeliverySettings,
 	type TriggerOptions,
@@ -134,13 +133,8 @@ async function eventItem(
 	if (!wantsArtifact || event.event !== 'transcription.completed' || isWebhookTestDelivery(event))
 		return { json };
 
-	const binaryPropertyName = String(context.getNodeParameter('binaryPropertyName', 'data')).trim();
-	if (binaryPropertyName === '') {
-		const message = '"Put Output File in Field" is empty: the transcript was not downloaded';
-		return { json: { ...json, artifact_error: { code: 'invalid_parameter', message } } };
-	}
-	const format = context.getNodeParameter('artifactFormat', 'srt') as ArtifactFormat;
-	const artifact = await eventArtifact(context, event.job_id, format);
-	if (!artifact.ok) return { json: { ...json, artifact_error: artifact.error } };
-	return { json, binary: { [binaryPropertyName]: artifact.binary } };
+	return await withEventArtifact(context, json, event.job_id, {
+		format: context.getNodeParameter('artifactFormat', 'srt') as ArtifactFormat,
+		binaryPropertyName: String(context.getNodeParameter('binaryPropertyName', 'data')).trim(),
+	});
 }

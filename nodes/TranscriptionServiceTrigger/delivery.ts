@@ -1,8 +1,6 @@
 // What the trigger does with one webhook delivery, decided without I/O so it can be tested with the
 // Python-signed vectors: reject (and why), acknowledge without starting anything, or accept.
 
-import type { IDataObject } from 'n8n-workflow';
-
 import {
 	DEFAULT_TOLERANCE_SECONDS,
 	deliveryEventHeader,
@@ -95,14 +93,6 @@ export function decideDelivery(delivery: Delivery): DeliveryDecision {
 		response: { received: true },
 		event,
 		seenEvents: rememberEvent(seen, event.event_id, delivery.nowMs),
-	};
-}
-
-/** The emitted item: the body as the service sent it, plus when it arrived. */
-export function eventItemJson(event: WebhookEventBody, receivedAtMs: number): IDataObject {
-	return {
-		...(event as unknown as IDataObject),
-		received_at: new Date(receivedAtMs).toISOString(),
 	};
 }
 

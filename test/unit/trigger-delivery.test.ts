@@ -1,10 +1,10 @@
 // The trigger's decision for each delivery, against deliveries signed by Python's hmac
 // (test/fixtures/make_trigger_vectors.py), with the receiver clock each vector names.
 import { declaredLengthTooLarge, MAX_BODY_BYTES } from '../../nodes/shared/delivery';
+import { eventItemJson } from '../../nodes/shared/event-item';
 import {
 	decideDelivery,
 	DEFAULT_EVENTS,
-	eventItemJson,
 	resolveSettings,
 	type DeliveryDecision,
 } from '../../nodes/TranscriptionServiceTrigger/delivery';
