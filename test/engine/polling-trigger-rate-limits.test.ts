@@ -5,32 +5,13 @@
 import { createServer, request as httpRequest } from 'node:http';
 import type { AddressInfo } from 'node:net';
 
-import type { IDataObject, INodeExecutionData } from 'n8n-workflow';
+import type { INodeExecutionData } from 'n8n-workflow';
 
-import { createJob, GENEROUS_LIMITS, uploadMedia } from '../sandbox/helpers';
-import type { TestCredentials } from './harness';
+import { GENEROUS_LIMITS } from '../sandbox/helpers';
 import { PollingTriggerUnderTest } from './polling-harness';
 import { useEngineSandbox } from './setup';
 
 const env = useEngineSandbox({ recordExchanges: true, rateLimits: GENEROUS_LIMITS });
-
-async function account(): Promise<{
-	accountId: string;
-	key: string;
-	credentials: TestCredentials;
-}> {
-	const created = await env.admin.createKey({});
-	return {
-		accountId: created.account_id,
-		key: created.key,
-		credentials: env.credentials(created.key),
-	};
-}
-
-async function liveJob(key: string, fields: IDataObject = {}): Promise<string> {
-	const uploadId = await uploadMedia(env.sandbox.baseUrl, key);
-	return (await createJob(env.sandbox.baseUrl, key, { upload_id: uploadId, ...fields })).job_id;
-}
 
 function jobIds(items: INodeExecutionData[]): string[] {
 	return items.map((item) => String(item.json.job_id));
@@ -59,11 +40,11 @@ async function drain(trigger: PollingTriggerUnderTest): Promise<void> {
 
 describe('rate limits during a poll', () => {
 	test('a short window: the poll waits for it and finishes', async () => {
-		const { accountId, key, credentials } = await account();
+		const { accountId, key, credentials } = await env.newAccount();
 		await env.admin.seedJobs({ account_id: accountId, count: 500 });
 		const trigger = await PollingTriggerUnderTest.start({ credentials });
 		await activate(trigger);
-		const longJob = await liveJob(key);
+		const longJob = await env.liveJob(key);
 		await env.admin.holdJob(longJob);
 		await env.admin.seedJobs({ account_id: accountId, count: 300 });
 		await drain(trigger);
@@ -89,7 +70,7 @@ describe('rate limits during a poll', () => {
 	});
 
 	test('a window longer than a poll waits: the poll stops, the next one goes on, nothing lost', async () => {
-		const { accountId, key } = await account();
+		const { accountId, key } = await env.newAccount();
 		await env.admin.seedJobs({ account_id: accountId, count: 800 });
 		const limiter = await startRateLimitProxy(env.nodeBaseUrl);
 		try {
@@ -97,7 +78,7 @@ describe('rate limits during a poll', () => {
 				credentials: { apiKey: key, baseUrl: limiter.baseUrl },
 			});
 			await activate(trigger);
-			const longJob = await liveJob(key);
+			const longJob = await env.liveJob(key);
 			await env.admin.holdJob(longJob);
 			const newer = await env.admin.seedJobs({ account_id: accountId, count: 150 });
 			await drain(trigger);

@@ -5,8 +5,8 @@ import type { IDataObject, INodeExecutionData } from 'n8n-workflow';
 
 import { pollEventId } from '../../nodes/TranscriptionServicePollingTrigger/items';
 import { LIST_ORDERS, type ListOrder } from '../../sandbox/list-order';
-import { createJob, GENEROUS_LIMITS, uploadMedia } from '../sandbox/helpers';
-import { binaryBytes, runWorkflow, type TestCredentials } from './harness';
+import { GENEROUS_LIMITS } from '../sandbox/helpers';
+import { binaryBytes, runWorkflow } from './harness';
 import { POLLING_NODE_NAME, POLLING_TYPE, PollingTriggerUnderTest } from './polling-harness';
 import { useEngineSandbox } from './setup';
 
@@ -19,29 +19,6 @@ const env = useEngineSandbox({
 afterEach(async () => {
 	await env.admin.setListOrder('newest_first');
 });
-
-/** A fresh account (so tests do not see each other's jobs) and its live key, pointed where the node sends requests. */
-async function account(): Promise<{
-	accountId: string;
-	key: string;
-	credentials: TestCredentials;
-}> {
-	const created = await env.admin.createKey({});
-	return {
-		accountId: created.account_id,
-		key: created.key,
-		credentials: env.credentials(created.key),
-	};
-}
-
-async function liveJob(
-	key: string,
-	fields: IDataObject = {},
-	filename = 'meeting.wav',
-): Promise<string> {
-	const uploadId = await uploadMedia(env.sandbox.baseUrl, key, { filename });
-	return (await createJob(env.sandbox.baseUrl, key, { upload_id: uploadId, ...fields })).job_id;
-}
 
 function jobIds(items: INodeExecutionData[]): string[] {
 	return items.map((item) => String(item.json.job_id));
@@ -63,7 +40,7 @@ function listRequests(): number {
 
 describe('first activation', () => {
 	test('starts from now: the account history is not emitted, one list request per selected event', async () => {
-		const { accountId, credentials } = await account();
+		const { accountId, credentials } = await env.newAccount();
 		await env.admin.seedJobs({ account_id: accountId, count: 250 });
 		await env.admin.seedJobs({ account_id: accountId, count: 20, status: 'failed' });
 		const trigger = await PollingTriggerUnderTest.start({ credentials });
@@ -79,8 +56,8 @@ describe('first activation', () => {
 	});
 
 	test('jobs finishing within a second either side of it: the one after is emitted, the one before is not', async () => {
-		const { accountId, key, credentials } = await account();
-		const [before, after] = [await liveJob(key), await liveJob(key)];
+		const { accountId, key, credentials } = await env.newAccount();
+		const [before, after] = [await env.liveJob(key), await env.liveJob(key)];
 		await env.admin.holdJob(before);
 		await env.admin.holdJob(after);
 		// Created first, so deep in a newest-first list, beyond the page the activation reads.
@@ -96,7 +73,7 @@ describe('first activation', () => {
 	});
 
 	test('a revoked key fails the activation with the service’s error', async () => {
-		const { key, credentials } = await account();
+		const { key, credentials } = await env.newAccount();
 		await env.admin.revokeKey(key);
 		const trigger = await PollingTriggerUnderTest.start({ credentials });
 		await expect(trigger.activate()).rejects.toMatchObject({
@@ -107,11 +84,11 @@ describe('first activation', () => {
 
 describe('emitted items', () => {
 	test('a completed job: the webhook event the service sends for it, with its own event_id', async () => {
-		const { key, credentials } = await account();
+		const { key, credentials } = await env.newAccount();
 		const trigger = await PollingTriggerUnderTest.start({ credentials });
 		await activate(trigger);
 		// The service records the webhook body even when the delivery fails (nothing listens on port 9).
-		const jobId = await liveJob(key, { webhook_url: 'http://127.0.0.1:9/hook' });
+		const jobId = await env.liveJob(key, { webhook_url: 'http://127.0.0.1:9/hook' });
 		await env.admin.completeJob(jobId);
 
 		const items = await trigger.poll();
@@ -137,14 +114,14 @@ describe('emitted items', () => {
 	});
 
 	test('a failed job: transcription.failed with no artifact link; jobs of unselected states are not emitted', async () => {
-		const { key, credentials } = await account();
+		const { key, credentials } = await env.newAccount();
 		const trigger = await PollingTriggerUnderTest.start({
 			credentials,
 			parameters: { events: ['transcription.failed'] },
 		});
 		await activate(trigger);
-		const failed = await liveJob(key);
-		const completed = await liveJob(key);
+		const failed = await env.liveJob(key);
+		const completed = await env.liveJob(key);
 		await env.admin.failJob(failed);
 		await env.admin.completeJob(completed);
 
@@ -161,13 +138,13 @@ describe('emitted items', () => {
 	});
 
 	test('a cancelled job, when selected: transcription.cancelled with no artifact link', async () => {
-		const { key, credentials } = await account();
+		const { key, credentials } = await env.newAccount();
 		const trigger = await PollingTriggerUnderTest.start({
 			credentials,
 			parameters: { events: ['transcription.completed', 'transcription.cancelled'] },
 		});
 		await activate(trigger);
-		const cancelled = await liveJob(key);
+		const cancelled = await env.liveJob(key);
 		await env.admin.cancelJob(cancelled);
 
 		expect((await trigger.poll())?.map((item) => item.json)).toEqual([
@@ -182,7 +159,7 @@ describe('emitted items', () => {
 	});
 
 	test('Download Artifact: the transcript attached; a failed download keeps the job, with artifact_error', async () => {
-		const { key, credentials } = await account();
+		const { key, credentials } = await env.newAccount();
 		const trigger = await PollingTriggerUnderTest.start({
 			credentials,
 			parameters: {
@@ -192,8 +169,8 @@ describe('emitted items', () => {
 			},
 		});
 		await activate(trigger);
-		const withArtifact = await liveJob(key, {}, 'board-meeting.wav');
-		const withoutArtifact = await liveJob(key, {}, 'lost.wav');
+		const withArtifact = await env.liveJob(key, {}, 'board-meeting.wav');
+		const withoutArtifact = await env.liveJob(key, {}, 'lost.wav');
 		await env.admin.completeJob(withArtifact);
 		await env.admin.completeJob(withoutArtifact);
 		await env.admin.deleteArtifact(withoutArtifact);
@@ -214,14 +191,14 @@ describe('emitted items', () => {
 describe.each(LIST_ORDERS)('list order %s', (order: ListOrder) => {
 	test('jobs completing out of creation order and one that completes after 100 newer ones: each emitted once', async () => {
 		await env.admin.setListOrder(order);
-		const { accountId, key, credentials } = await account();
+		const { accountId, key, credentials } = await env.newAccount();
 		await env.admin.seedJobs({ account_id: accountId, count: 300 });
 		const trigger = await PollingTriggerUnderTest.start({ credentials });
 		await activate(trigger);
 
-		const longJob = await liveJob(key);
+		const longJob = await env.liveJob(key);
 		await env.admin.holdJob(longJob);
-		const [first, second] = [await liveJob(key), await liveJob(key)];
+		const [first, second] = [await env.liveJob(key), await env.liveJob(key)];
 		await env.admin.completeJob(second);
 		await env.admin.completeJob(first);
 		const newer = await env.admin.seedJobs({ account_id: accountId, count: 100 });
@@ -240,10 +217,15 @@ describe.each(LIST_ORDERS)('list order %s', (order: ListOrder) => {
 
 describe('restarts', () => {
 	test('n8n restarting between polls neither repeats nor loses a job', async () => {
-		const { key, credentials } = await account();
+		const { key, credentials } = await env.newAccount();
 		const trigger = await PollingTriggerUnderTest.start({ credentials });
 		await activate(trigger);
-		const jobs = [await liveJob(key), await liveJob(key), await liveJob(key), await liveJob(key)];
+		const jobs = [
+			await env.liveJob(key),
+			await env.liveJob(key),
+			await env.liveJob(key),
+			await env.liveJob(key),
+		];
 
 		await env.admin.completeJob(jobs[0]);
 		await trigger.poll();
@@ -268,10 +250,10 @@ describe('restarts', () => {
 
 describe('one poll at a time', () => {
 	test('a tick while the previous poll still runs is skipped', async () => {
-		const { key, credentials } = await account();
+		const { key, credentials } = await env.newAccount();
 		const trigger = await PollingTriggerUnderTest.start({ credentials });
 		await activate(trigger);
-		await env.admin.completeJob(await liveJob(key));
+		await env.admin.completeJob(await env.liveJob(key));
 		await env.admin.setFaults({
 			rules: [{ route: 'listTranscriptions', kind: 'latency', latency_ms: 1500, count: 1 }],
 		});
@@ -288,10 +270,10 @@ describe('one poll at a time', () => {
 
 describe('Fetch Test Event (manual)', () => {
 	test('returns the newest job in a selected state and stores nothing', async () => {
-		const { accountId, key, credentials } = await account();
+		const { accountId, key, credentials } = await env.newAccount();
 		await env.admin.seedJobs({ account_id: accountId, count: 150 });
-		const failed = await liveJob(key);
-		const newest = await liveJob(key);
+		const failed = await env.liveJob(key);
+		const newest = await env.liveJob(key);
 		await env.admin.failJob(failed);
 		await env.admin.completeJob(newest);
 

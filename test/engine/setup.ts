@@ -4,6 +4,7 @@
 import { SandboxAdmin } from '../../sandbox/admin-client';
 import type { RunningSandbox, SandboxOptions } from '../../sandbox/server';
 import { startSandbox } from '../../sandbox/server';
+import { createJob, uploadMedia } from '../sandbox/helpers';
 import { startRecordingProxy } from './harness';
 import type { RecordingProxy, TestCredentials } from './harness';
 
@@ -31,6 +32,10 @@ export interface EngineSandbox {
 	readonly testMode: TestCredentials;
 	/** A credential with this key, pointed where the nodes send their requests. */
 	credentials(apiKey: string): TestCredentials;
+	/** A fresh account (so tests do not see each other's jobs) and its live key, as the nodes get it. */
+	newAccount(): Promise<{ accountId: string; key: string; credentials: TestCredentials }>;
+	/** A live job of `key`'s account on freshly uploaded media; its job_id. */
+	liveJob(key: string, fields?: Record<string, unknown>, filename?: string): Promise<string>;
 }
 
 /**
@@ -88,5 +93,18 @@ export function useEngineSandbox(options: EngineSandboxOptions = {}): EngineSand
 		live,
 		testMode,
 		credentials,
+		async newAccount() {
+			const created = await started().admin.createKey({});
+			return {
+				accountId: created.account_id,
+				key: created.key,
+				credentials: credentials(created.key),
+			};
+		},
+		async liveJob(key, fields = {}, filename = 'meeting.wav') {
+			const { baseUrl } = started().sandbox;
+			const uploadId = await uploadMedia(baseUrl, key, { filename });
+			return (await createJob(baseUrl, key, { upload_id: uploadId, ...fields })).job_id;
+		},
 	};
 }
