@@ -3,6 +3,8 @@
 // client's buffers in this process do not count. Measured here: ~25 MiB for 256 MiB, 1 GiB and 3 GiB alike, about
 // half of it V8's young generation growing to its default size (12 MiB with --max-semi-space-size=1): a constant,
 // not a copy of the body. So the test bounds the total and, the real proof of streaming, what 1 GiB adds over 64 MiB.
+// The bounds sit far from both sides: a buffered body adds ~1,000 MiB, while a loaded CI machine that runs other suites
+// beside this one delays the sandbox's garbage collection by a few MiB (one CI run saw 15 MiB extra for 1 GiB).
 
 import { spawn, type ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
@@ -14,9 +16,9 @@ const ROOT = path.resolve(__dirname, '../..');
 const MiB = 1024 * 1024;
 const SMALL = 64 * MiB;
 const LARGE = 1024 * MiB;
-const MAX_GROWTH_MIB = 32;
+const MAX_GROWTH_MIB = 64;
 /** What 16 times more bytes may add: a buffered body would add ~960 MiB. */
-const MAX_EXTRA_FOR_LARGE_MIB = 8;
+const MAX_EXTRA_FOR_LARGE_MIB = 32;
 
 function zeroes(total: number): Readable {
 	const chunk = Buffer.alloc(MiB);
@@ -96,7 +98,7 @@ describe('uploadBinary memory (issue 3: bytes stream to disk)', () => {
 		expect(response.json).toEqual({ ok: true, bytes_received: size });
 	}
 
-	test(`a 1 GiB upload grows the sandbox by less than ${MAX_GROWTH_MIB} MiB, no more than a 64 MiB one`, async () => {
+	test(`a 1 GiB upload grows the sandbox by less than ${MAX_GROWTH_MIB} MiB, under ${MAX_EXTRA_FOR_LARGE_MIB} MiB more than a 64 MiB one`, async () => {
 		const pid = sandbox.child.pid as number;
 		// Warm up the route, the validator and the write path so their one-time allocations are in the baseline.
 		await upload(8 * MiB);
