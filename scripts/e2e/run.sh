@@ -15,25 +15,8 @@ if ! e2e_select_versions "$selection"; then
 	exit 2
 fi
 
-started=$SECONDS
 bash scripts/e2e/install.sh "$selection"
 bash scripts/e2e/install-chromium.sh
 npm run build
-
-failed=()
-for version in "${versions[@]}"; do
-	echo "== e2e: n8n $version"
-	version_started=$SECONDS
-	if E2E_N8N_VERSION="$version" npx jest -c test/e2e/jest.e2e.config.js --runInBand "$@"; then
-		echo "== e2e: n8n $version passed in $((SECONDS - version_started)) s"
-	else
-		echo "== e2e: n8n $version FAILED after $((SECONDS - version_started)) s (logs: test/e2e/.work/$version/user/n8n.log)"
-		failed+=("$version")
-	fi
-done
-
-echo "== e2e: done in $((SECONDS - started)) s"
-if ((${#failed[@]} > 0)); then
-	echo "== e2e: failed on n8n ${failed[*]}" >&2
-	exit 1
-fi
+jest_per_version e2e E2E_N8N_VERSION test/e2e/jest.e2e.config.js 'test/e2e/.work/%s/user/n8n.log' \
+	"${versions[@]}" -- "$@"

@@ -8,6 +8,8 @@
 # test/e2e/.work/queue/<version>[-ci]/. Exits non-zero if any version failed.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
+# shellcheck source=../e2e/versions.sh
+source scripts/e2e/versions.sh
 
 selection="${QUEUE_N8N:-2.8,2.15}"
 IFS=',' read -ra versions <<<"$selection"
@@ -18,24 +20,7 @@ for version in "${versions[@]}"; do
 	fi
 done
 
-started=$SECONDS
 bash scripts/queue/install.sh "$selection"
 npm run build
-
-failed=()
-for version in "${versions[@]}"; do
-	echo "== queue: n8n $version"
-	version_started=$SECONDS
-	if QUEUE_N8N_VERSION="$version" npx jest -c test/queue/jest.queue.config.js --runInBand "$@"; then
-		echo "== queue: n8n $version passed in $((SECONDS - version_started)) s"
-	else
-		echo "== queue: n8n $version FAILED after $((SECONDS - version_started)) s (logs: test/e2e/.work/queue/$version${QUEUE_PROFILE:+-$QUEUE_PROFILE}/)"
-		failed+=("$version")
-	fi
-done
-
-echo "== queue: done in $((SECONDS - started)) s"
-if ((${#failed[@]} > 0)); then
-	echo "== queue: failed on n8n ${failed[*]}" >&2
-	exit 1
-fi
+jest_per_version queue QUEUE_N8N_VERSION test/queue/jest.queue.config.js \
+	"test/e2e/.work/queue/%s${QUEUE_PROFILE:+-$QUEUE_PROFILE}/" "${versions[@]}" -- "$@"

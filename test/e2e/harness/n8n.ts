@@ -1,11 +1,14 @@
 // One real n8n: its user folder, its CLI, its server process.
-import { spawn } from 'node:child_process';
-import type { ChildProcess } from 'node:child_process';
-import { createWriteStream } from 'node:fs';
 import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
 
-import { freePort, run, waitFor } from './processes';
+import {
+	quietN8nEnvironment,
+	startN8nProcess,
+	stopN8nProcess,
+	type N8nProcess,
+} from './n8n-process';
+import { freePort, run } from './processes';
 import type { CommandResult } from './processes';
 import type { N8nInstall } from './versions';
 
@@ -25,8 +28,7 @@ export class N8nInstance {
 	readonly baseUrl: string;
 	readonly logFile: string;
 	private readonly filesFolder: string;
-	private server: ChildProcess | undefined;
-	private exited: Promise<void> | undefined;
+	private server: N8nProcess | undefined;
 
 	private constructor(options: N8nOptions, port: number) {
 		this.install = options.install;
@@ -45,43 +47,19 @@ export class N8nInstance {
 
 	/** The environment a user's n8n would have, quiet and offline, on loopback only. */
 	private async environment(): Promise<NodeJS.ProcessEnv> {
-		// Nothing of the caller's n8n, npm or jest settings leaks in (jest's NODE_ENV=test silences n8n).
-		const inherited = Object.fromEntries(
-			Object.entries(process.env).filter(
-				([name]) => !/^(N8N_|npm_|JEST_)/.test(name) && name !== 'NODE_ENV',
-			),
-		);
 		return {
-			...inherited,
-			NODE_ENV: 'production',
-			PATH: `${path.dirname(this.install.nodeBinary)}:${process.env.PATH ?? ''}`,
+			...quietN8nEnvironment(this.install, process.env.E2E_N8N_LOG_LEVEL),
 			N8N_USER_FOLDER: this.userFolder,
 			N8N_ENCRYPTION_KEY: 'tss-e2e-encryption-key',
 			N8N_PORT: String(this.port),
-			N8N_HOST: '127.0.0.1',
-			N8N_LISTEN_ADDRESS: '127.0.0.1',
-			N8N_PROTOCOL: 'http',
 			WEBHOOK_URL: `${this.baseUrl}/`,
 			N8N_EDITOR_BASE_URL: `${this.baseUrl}/`,
-			N8N_SECURE_COOKIE: 'false',
-			N8N_DIAGNOSTICS_ENABLED: 'false',
-			N8N_VERSION_NOTIFICATIONS_ENABLED: 'false',
-			N8N_PERSONALIZATION_ENABLED: 'false',
-			N8N_TEMPLATES_ENABLED: 'false',
-			N8N_HIRING_BANNER_ENABLED: 'false',
-			// The list of verified community packages comes from api.n8n.io, unreachable here.
-			N8N_VERIFIED_PACKAGES_ENABLED: 'false',
 			N8N_DEFAULT_BINARY_DATA_MODE: 'filesystem',
 			N8N_RESTRICT_FILE_ACCESS_TO: this.filesFolder,
-			N8N_ENFORCE_SETTINGS_FILE_PERMISSIONS: 'false',
 			N8N_GRACEFUL_SHUTDOWN_TIMEOUT: '5',
-			N8N_LOG_LEVEL: process.env.E2E_N8N_LOG_LEVEL ?? 'info',
-			N8N_LOG_OUTPUT: 'console',
 			// Each process gets its own task-broker port so several n8n (other suites, `execute`) can run at once.
 			N8N_RUNNERS_BROKER_PORT: String(await freePort()),
 			DB_SQLITE_POOL_SIZE: '2',
-			GENERIC_TIMEZONE: 'UTC',
-			TZ: 'UTC',
 		};
 	}
 
@@ -100,46 +78,22 @@ export class N8nInstance {
 
 	async start(): Promise<void> {
 		if (this.server) return;
-		const log = createWriteStream(this.logFile, { flags: 'a' });
-		const server = spawn(this.install.nodeBinary, [this.install.n8nBin, 'start'], {
+		this.server = await startN8nProcess({
+			install: this.install,
+			args: ['start'],
 			env: await this.environment(),
 			cwd: this.userFolder,
-			stdio: ['ignore', 'pipe', 'pipe'],
-		});
-		server.stdout?.pipe(log);
-		server.stderr?.pipe(log);
-		this.server = server;
-		this.exited = new Promise((resolve) => server.once('exit', () => resolve()));
-		const ready = waitFor(
-			`n8n ${this.install.n8nVersion} on ${this.baseUrl} (log: ${this.logFile})`,
-			async () => {
-				// The readiness probe answers before the REST routes exist, and until they do every path answers
-				// 200 "n8n is starting up" in HTML; the settings route (JSON) is among the last to appear.
-				const response = await fetch(`${this.baseUrl}/rest/settings`);
-				const isJson = response.headers.get('content-type')?.includes('application/json') ?? false;
-				await response.body?.cancel();
-				return response.ok && isJson ? true : undefined;
-			},
-			{ timeoutMs: 240_000, intervalMs: 500 },
-		);
-		const exitedEarly = this.exited.then(() => {
-			throw new Error(`n8n exited during start-up (code ${server.exitCode}); see ${this.logFile}`);
-		});
-		await Promise.race([ready, exitedEarly]).catch((error: unknown) => {
-			server.kill('SIGKILL');
-			throw error;
+			logFile: this.logFile,
+			what: `n8n ${this.install.n8nVersion} on ${this.baseUrl}`,
+			// The readiness probe answers before the REST routes exist; the settings route is among the last to appear.
+			readyUrl: `${this.baseUrl}/rest/settings`,
+			timeoutMs: 240_000,
 		});
 	}
 
 	async stop(): Promise<void> {
 		const server = this.server;
-		if (!server || !this.exited) return;
 		this.server = undefined;
-		if (server.exitCode === null && server.signalCode === null) {
-			server.kill('SIGTERM');
-			const killLater = setTimeout(() => server.kill('SIGKILL'), 20_000);
-			await this.exited;
-			clearTimeout(killLater);
-		}
+		if (server) await stopN8nProcess(server, 20_000);
 	}
 }

@@ -4,14 +4,18 @@
 // encryption key; a router in front sends webhooks to the processors in turn. The pack is installed into every
 // process's `~/.n8n/nodes` as users install it. Binary data uses the mode n8n documents for queue mode
 // (`database`; filesystem mode is not meant for several processes).
-import { spawn, type ChildProcess } from 'node:child_process';
-import { createWriteStream } from 'node:fs';
 import { cp, mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 
 import { N8nApi } from '../../e2e/harness/rest';
 import { installIntoUserFolder, packPackage } from '../../e2e/harness/package';
-import { freePort, run, waitFor, type CommandResult } from '../../e2e/harness/processes';
+import {
+	quietN8nEnvironment,
+	startN8nProcess,
+	stopN8nProcess,
+	type N8nProcess,
+} from '../../e2e/harness/n8n-process';
+import { freePort, run, type CommandResult } from '../../e2e/harness/processes';
 import { n8nInstall, type N8nInstall, type N8nVersionId } from '../../e2e/harness/versions';
 import type { WorkflowJson } from '../../e2e/harness/workflows';
 import { ownChild } from './children';
@@ -52,8 +56,7 @@ const ENCRYPTION_KEY = 'tss-queue-encryption-key';
 export class QueueProcess {
 	readonly logFile: string;
 	readonly baseUrl: string | undefined;
-	private child: ChildProcess | undefined;
-	private exited: Promise<void> | undefined;
+	private spawned: N8nProcess | undefined;
 
 	constructor(
 		readonly name: string,
@@ -70,13 +73,12 @@ export class QueueProcess {
 	}
 
 	get pid(): number | undefined {
-		return this.child?.pid;
+		return this.spawned?.child.pid;
 	}
 
 	get running(): boolean {
-		return (
-			this.child !== undefined && this.child.exitCode === null && this.child.signalCode === null
-		);
+		const child = this.spawned?.child;
+		return child !== undefined && child.exitCode === null && child.signalCode === null;
 	}
 
 	async cli(args: string[]): Promise<CommandResult> {
@@ -89,50 +91,24 @@ export class QueueProcess {
 
 	async start(): Promise<void> {
 		if (this.running) return;
-		const log = createWriteStream(this.logFile, { flags: 'a' });
-		const child = spawn(this.install.nodeBinary, [this.install.n8nBin, ...this.args], {
+		this.spawned = await startN8nProcess({
+			install: this.install,
+			args: this.args,
 			env: this.environment,
 			cwd: this.userFolder,
-			stdio: ['ignore', 'pipe', 'pipe'],
-		});
-		ownChild(child);
-		child.stdout?.pipe(log);
-		child.stderr?.pipe(log);
-		this.child = child;
-		this.exited = new Promise((resolve) => child.once('exit', () => resolve()));
-		const ready = waitFor(
-			`n8n ${this.role} "${this.name}" on ${this.baseUrl} (log: ${this.logFile})`,
-			async () => {
-				// The main's readiness probe answers before the REST routes exist; the settings route is among the last.
-				const probe = this.role === 'main' ? '/rest/settings' : '/healthz/readiness';
-				const response = await fetch(`${this.baseUrl}${probe}`);
-				const isJson = response.headers.get('content-type')?.includes('application/json') ?? false;
-				await response.body?.cancel();
-				return response.ok && isJson ? true : undefined;
-			},
-			{ timeoutMs: 300_000, intervalMs: 500 },
-		);
-		const exitedEarly = this.exited.then(() => {
-			throw new Error(
-				`n8n ${this.role} "${this.name}" exited during start-up (code ${child.exitCode}); see ${this.logFile}`,
-			);
-		});
-		await Promise.race([ready, exitedEarly]).catch((error: unknown) => {
-			child.kill('SIGKILL');
-			throw error;
+			logFile: this.logFile,
+			what: `n8n ${this.role} "${this.name}" on ${this.baseUrl}`,
+			// The main's readiness probe answers before the REST routes exist; the settings route is among the last.
+			readyUrl: `${this.baseUrl}${this.role === 'main' ? '/rest/settings' : '/healthz/readiness'}`,
+			timeoutMs: 300_000,
+			onSpawn: ownChild,
 		});
 	}
 
 	async stop(): Promise<void> {
-		const child = this.child;
-		if (!child || !this.exited) return;
-		this.child = undefined;
-		if (child.exitCode === null && child.signalCode === null) {
-			child.kill('SIGTERM');
-			const killLater = setTimeout(() => child.kill('SIGKILL'), 30_000);
-			await this.exited;
-			clearTimeout(killLater);
-		}
+		const running = this.spawned;
+		this.spawned = undefined;
+		if (running) await stopN8nProcess(running, 30_000);
 	}
 
 	/** Resident memory of the process now (bytes), from /proc. */
@@ -233,30 +209,13 @@ export async function startQueueCluster(options: QueueClusterOptions): Promise<Q
 		stoppers.push(() => router.close());
 
 		const shared: NodeJS.ProcessEnv = {
-			...inheritedEnvironment(),
-			NODE_ENV: 'production',
-			PATH: `${path.dirname(install.nodeBinary)}:${process.env.PATH ?? ''}`,
+			...quietN8nEnvironment(install, process.env.QUEUE_N8N_LOG_LEVEL),
 			N8N_ENCRYPTION_KEY: ENCRYPTION_KEY,
-			N8N_HOST: '127.0.0.1',
-			N8N_LISTEN_ADDRESS: '127.0.0.1',
-			N8N_PROTOCOL: 'http',
 			// Resume URLs ($execution.resumeUrl) and the webhook URLs the editor shows point at the router.
 			WEBHOOK_URL: `${router.baseUrl}/`,
 			N8N_EDITOR_BASE_URL: `http://127.0.0.1:${mainPort}/`,
-			N8N_SECURE_COOKIE: 'false',
-			N8N_DIAGNOSTICS_ENABLED: 'false',
-			N8N_VERSION_NOTIFICATIONS_ENABLED: 'false',
-			N8N_PERSONALIZATION_ENABLED: 'false',
-			N8N_TEMPLATES_ENABLED: 'false',
-			N8N_HIRING_BANNER_ENABLED: 'false',
-			N8N_VERIFIED_PACKAGES_ENABLED: 'false',
-			N8N_ENFORCE_SETTINGS_FILE_PERMISSIONS: 'false',
 			N8N_RESTRICT_FILE_ACCESS_TO: filesFolder,
 			N8N_GRACEFUL_SHUTDOWN_TIMEOUT: '10',
-			N8N_LOG_LEVEL: process.env.QUEUE_N8N_LOG_LEVEL ?? 'info',
-			N8N_LOG_OUTPUT: 'console',
-			GENERIC_TIMEZONE: 'UTC',
-			TZ: 'UTC',
 			EXECUTIONS_MODE: 'queue',
 			DB_TYPE: 'postgresdb',
 			DB_POSTGRESDB_HOST: postgres.host,
@@ -387,13 +346,4 @@ export async function startQueueCluster(options: QueueClusterOptions): Promise<Q
 		await stop();
 		throw error;
 	}
-}
-
-/** Nothing of the caller's n8n, npm or jest settings leaks into n8n (jest's NODE_ENV=test silences it). */
-function inheritedEnvironment(): NodeJS.ProcessEnv {
-	return Object.fromEntries(
-		Object.entries(process.env).filter(
-			([name]) => !/^(N8N_|npm_|JEST_|DB_|QUEUE_|EXECUTIONS_)/.test(name) && name !== 'NODE_ENV',
-		),
-	);
 }
