@@ -31,7 +31,12 @@ async function preferredPort(port: number): Promise<number> {
 }
 
 function exampleWorkflows(places: WorkflowPlaces) {
-	const workflows = [loadExample(EXAMPLES.form)];
+	// Imported, not active: the pause example waits on its schedule or POST, the polling one would start polling.
+	const workflows = [
+		loadExample(EXAMPLES.form),
+		loadExample(EXAMPLES.pause),
+		loadExample(EXAMPLES.polling),
+	];
 	if (triggerIsBuilt()) {
 		const { exampleTrigger, exampleBatch } = triggerWorkflows(places.n8nBaseUrl);
 		workflows.push(exampleTrigger, exampleBatch);

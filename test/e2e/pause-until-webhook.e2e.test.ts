@@ -17,7 +17,7 @@ import { waitFor } from './harness/processes';
 import type { ExecutionItem, ExecutionWithData } from './harness/rest';
 import { suiteVersionId } from './harness/suite';
 import { WORK_DIR } from './harness/versions';
-import { findNode, loadExample, relocate, type WorkflowJson } from './harness/workflows';
+import { EXAMPLES, findNode, loadExample, relocate, type WorkflowJson } from './harness/workflows';
 
 const versionId = suiteVersionId();
 const PAUSE_WORKFLOW = 'tssExamplePause1';
@@ -27,7 +27,7 @@ const JOB_SECONDS = 30;
 
 /** The example as users import it, and its twin that waits by polling (same files, another output folder). */
 function workflows(filesFolder: string): WorkflowJson[] {
-	const paused = relocate(loadExample('folder-pause-until-webhook.json'), filesFolder);
+	const paused = relocate(loadExample(EXAMPLES.pause), filesFolder);
 	const polled = JSON.parse(JSON.stringify(paused)) as WorkflowJson;
 	polled.id = POLL_WORKFLOW;
 	polled.name = 'Transcription Service: folder → transcripts, polling (e2e twin)';

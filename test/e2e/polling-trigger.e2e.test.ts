@@ -1,23 +1,43 @@
 // The Polling Trigger in a real n8n, active with a 5-second poll (a custom cron; n8n refuses a seconds field with
 // "*"), against its own sandbox and n8n (the suite's n8n cannot be restarted from a test file): history is not
 // emitted, every job that completes or fails afterwards is emitted exactly once — one that completes after 100
-// newer ones too, and jobs that finish while n8n is down are emitted once after it starts again.
+// newer ones too, and jobs that finish while n8n is down are emitted once after it starts again. Then the example
+// examples/polling-save-transcripts.json, on the same 5-second poll, saves what completes and sets aside what fails.
+import { mkdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
 
 import { pollEventId } from '../../nodes/TranscriptionServicePollingTrigger/items';
 import { SandboxAdmin } from '../../sandbox/admin-client';
 import { makeWav } from '../fixtures/media';
 import { startEnvironment, type E2eEnvironment } from './harness/environment';
-import { failureOf, nodeItems } from './harness/executions';
+import { failureOf, nodeItems, serviceArtifact } from './harness/executions';
 import { waitFor } from './harness/processes';
 import type { ExecutionItem, ExecutionWithData } from './harness/rest';
 import { suiteVersionId } from './harness/suite';
 import { WORK_DIR } from './harness/versions';
-import { loadFixture } from './harness/workflows';
+import {
+	EXAMPLES,
+	loadExample,
+	loadFixture,
+	relocate,
+	type WorkflowJson,
+} from './harness/workflows';
 
 const WORKFLOW_ID = 'tssE2ePolling01';
 const TRIGGER_NODE = 'Finished Transcriptions';
 const POLL_SECONDS = 5;
+const POLL_TIMES = {
+	item: [{ mode: 'custom', cronExpression: '0,5,10,15,20,25,30,35,40,45,50,55 * * * * *' }],
+};
+
+/** The example as a user imports it, polling every 5 seconds instead of every 5 minutes. */
+function pollingExample(filesFolder: string): WorkflowJson {
+	const example = relocate(loadExample(EXAMPLES.polling), filesFolder);
+	const trigger = example.nodes.find((node) => node.name === TRIGGER_NODE);
+	if (!trigger) throw new Error(`${EXAMPLES.polling} has no node "${TRIGGER_NODE}"`);
+	trigger.parameters.pollTimes = POLL_TIMES;
+	return example;
+}
 const versionId = suiteVersionId();
 
 let environment: E2eEnvironment;
@@ -27,7 +47,10 @@ beforeAll(async () => {
 	environment = await startEnvironment({
 		versionId,
 		workDir: path.join(WORK_DIR, versionId, 'polling'),
-		workflows: () => [loadFixture('polling-trigger.json')],
+		workflows: ({ filesFolder }) => [
+			loadFixture('polling-trigger.json'),
+			pollingExample(filesFolder),
+		],
 		activate: [],
 	});
 	admin = new SandboxAdmin(environment.sandbox.baseUrl);
@@ -73,18 +96,30 @@ interface Emitted {
 	item: ExecutionItem;
 }
 
-/** Every item the trigger emitted so far, over all of the workflow's finished executions. */
-async function emitted(): Promise<Emitted[]> {
-	const summaries = (await environment.api.executions(WORKFLOW_ID)).filter(
+/** The workflow's finished executions, each checked to have succeeded. */
+async function finishedExecutions(workflowId: string): Promise<ExecutionWithData[]> {
+	const summaries = (await environment.api.executions(workflowId)).filter(
 		(summary) => summary.stoppedAt !== null && summary.status !== 'running',
 	);
-	const executions: ExecutionWithData[] = await Promise.all(
+	const executions = await Promise.all(
 		summaries.map((summary) => environment.api.execution(summary.id)),
 	);
-	return executions.flatMap((execution) => {
-		expect(failureOf(execution)).toBeUndefined();
-		return nodeItems(execution, TRIGGER_NODE).map((item) => ({ execution: execution.id, item }));
-	});
+	for (const execution of executions) expect(failureOf(execution)).toBeUndefined();
+	return executions;
+}
+
+/** Every item the trigger emitted so far, over all of the workflow's finished executions. */
+async function emitted(): Promise<Emitted[]> {
+	return (await finishedExecutions(WORKFLOW_ID)).flatMap((execution) =>
+		nodeItems(execution, TRIGGER_NODE).map((item) => ({ execution: execution.id, item })),
+	);
+}
+
+/** What a node passed on over all of a workflow's executions; none where the node did not run. */
+function itemsOf(executions: ExecutionWithData[], nodeName: string): ExecutionItem[] {
+	return executions.flatMap((execution) =>
+		execution.data.resultData.runData[nodeName] ? nodeItems(execution, nodeName) : [],
+	);
 }
 
 /** Waits until every job in `jobIds` was emitted, then two more polls, so a duplicate would have shown. */
@@ -175,5 +210,48 @@ describe(`Transcription Service Polling Trigger in n8n ${versionId}`, () => {
 		expect(countByJob(afterRestart)).toEqual(
 			new Map([...before, whileDown, failsWhileDown].map((jobId) => [jobId, 1])),
 		);
+	});
+
+	test(`the example ${EXAMPLES.polling} saves each completed transcript as DOCX and sets failed jobs aside`, async () => {
+		const example = pollingExample(environment.filesFolder);
+		// Write Files to Disk creates no folders: the README asks users to create this one too.
+		await mkdir(path.join(environment.filesFolder, 'transcripts'), { recursive: true });
+		const completes = await heldJob('board-meeting.wav');
+		const fails = await heldJob('static.wav');
+		await environment.api.activateWorkflow(example.id);
+		await new Promise((resolve) => setTimeout(resolve, 3000));
+
+		await admin.completeJob(completes);
+		await admin.failJob(fails);
+		const ended = async () => {
+			const executions = await finishedExecutions(example.id);
+			const seen = itemsOf(executions, TRIGGER_NODE).length;
+			return seen >= 2 ? executions : undefined;
+		};
+		await waitFor(`the example emitting ${completes} and ${fails}`, ended, {
+			timeoutMs: 120_000,
+			intervalMs: 1000,
+		});
+		// Two more polls, so that a duplicate or an old job would have shown.
+		await new Promise((resolve) => setTimeout(resolve, 2 * POLL_SECONDS * 1000 + 1000));
+		const executions = await finishedExecutions(example.id);
+
+		const jobIdsOf = (nodeName: string) =>
+			itemsOf(executions, nodeName).map((item) => String(item.json.job_id));
+		expect(jobIdsOf(TRIGGER_NODE).sort()).toEqual([completes, fails].sort());
+		expect(jobIdsOf('Save DOCX')).toEqual([completes]);
+		expect(jobIdsOf('Needs Attention')).toEqual([fails]);
+		const [failed] = itemsOf(executions, 'Needs Attention');
+		expect(failed.json).toMatchObject({ event: 'transcription.failed', status: 'failed' });
+		const onDisk = await readFile(
+			path.join(environment.filesFolder, 'transcripts', `${completes}-board-meeting.docx`),
+		);
+		const artifact = await serviceArtifact(
+			environment.sandbox.baseUrl,
+			environment.sandbox.keys.platinum_live.key,
+			completes,
+			'docx',
+		);
+		expect(onDisk.equals(artifact)).toBe(true);
 	});
 });

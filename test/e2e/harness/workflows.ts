@@ -24,6 +24,8 @@ export const EXAMPLES = {
 	form: 'form-transcribe-and-respond.json',
 	trigger: 'trigger-download-and-save.json',
 	batch: 'scheduled-batch.json',
+	pause: 'folder-pause-until-webhook.json',
+	polling: 'polling-save-transcripts.json',
 } as const;
 
 export function loadExample(fileName: string): WorkflowJson {
