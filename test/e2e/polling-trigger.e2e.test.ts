@@ -8,11 +8,11 @@ import path from 'node:path';
 
 import { pollEventId } from '../../nodes/TranscriptionServicePollingTrigger/items';
 import { SandboxAdmin } from '../../sandbox/admin-client';
-import { makeWav } from '../fixtures/media';
 import { startEnvironment, type E2eEnvironment } from './harness/environment';
 import { failureOf, nodeItems, serviceArtifact } from './harness/executions';
 import { waitFor } from './harness/processes';
 import type { ExecutionItem, ExecutionWithData } from './harness/rest';
+import { createJob } from './harness/service-jobs';
 import { suiteVersionId } from './harness/suite';
 import { WORK_DIR } from './harness/versions';
 import {
@@ -62,33 +62,12 @@ afterAll(async () => {
 	await environment?.stop();
 });
 
-async function callService(method: string, apiPath: string, body: Buffer | object) {
-	const raw = Buffer.isBuffer(body);
-	const response = await fetch(`${environment.sandbox.baseUrl}/api/v1${apiPath}`, {
-		method,
-		headers: {
-			authorization: `Bearer ${environment.sandbox.keys.platinum_live.key}`,
-			'content-type': raw ? 'application/octet-stream' : 'application/json',
-		},
-		body: raw ? body : JSON.stringify(body),
-	});
-	if (!response.ok)
-		throw new Error(`${method} ${apiPath} → ${response.status}: ${await response.text()}`);
-	return (await response.json()) as Record<string, string>;
-}
-
 /** A live job straight through the API, held so it finishes when the test says. */
 async function heldJob(fileName: string): Promise<string> {
-	const media = makeWav({ seconds: 1 });
-	const slot = await callService('POST', '/uploads', {
-		filename: fileName,
-		content_type: 'audio/wav',
-		size_bytes: media.length,
-	});
-	await callService('PUT', `/uploads/${slot.upload_id}/binary`, media);
-	const { job_id } = await callService('POST', '/transcriptions', { upload_id: slot.upload_id });
-	await admin.holdJob(job_id);
-	return job_id;
+	const { baseUrl, keys } = environment.sandbox;
+	const jobId = await createJob(baseUrl, keys.platinum_live.key, undefined, fileName);
+	await admin.holdJob(jobId);
+	return jobId;
 }
 
 interface Emitted {

@@ -1,37 +1,16 @@
-// Jobs created straight through the service's API (no n8n involved), shared by the e2e and queue suites.
-import { makeWav } from '../../fixtures/media';
+// Jobs created straight through the service's API (no n8n involved), shared by the e2e and queue suites; the
+// upload and create steps are the sandbox tests' own (test/sandbox/helpers.ts).
+import { createJob as createTranscription, uploadMedia } from '../../sandbox/helpers';
 
-/** A live job created straight through the API (no n8n involved), reporting to `webhookUrl`; its job_id. */
+/** A live job created straight through the API (no n8n involved) from a 1-second WAV; its job_id. */
 export async function createJob(
 	serviceBaseUrl: string,
 	apiKey: string,
-	webhookUrl: string,
+	webhookUrl: string | undefined,
 	fileName: string,
 ): Promise<string> {
-	const call = async (method: string, apiPath: string, body: Buffer | object) => {
-		const raw = Buffer.isBuffer(body);
-		const response = await fetch(`${serviceBaseUrl}/api/v1${apiPath}`, {
-			method,
-			headers: {
-				authorization: `Bearer ${apiKey}`,
-				'content-type': raw ? 'application/octet-stream' : 'application/json',
-			},
-			body: raw ? body : JSON.stringify(body),
-		});
-		if (!response.ok)
-			throw new Error(`${method} ${apiPath} → ${response.status}: ${await response.text()}`);
-		return (await response.json()) as Record<string, string>;
-	};
-	const media = makeWav({ seconds: 1 });
-	const slot = await call('POST', '/uploads', {
-		filename: fileName,
-		content_type: 'audio/wav',
-		size_bytes: media.length,
-	});
-	await call('PUT', `/uploads/${slot.upload_id}/binary`, media);
-	const job = await call('POST', '/transcriptions', {
-		upload_id: slot.upload_id,
-		webhook_url: webhookUrl,
-	});
+	const uploadId = await uploadMedia(serviceBaseUrl, apiKey, { filename: fileName, seconds: 1 });
+	const fields = webhookUrl === undefined ? {} : { webhook_url: webhookUrl };
+	const job = await createTranscription(serviceBaseUrl, apiKey, { upload_id: uploadId, ...fields });
 	return job.job_id;
 }
