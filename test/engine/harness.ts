@@ -4,7 +4,12 @@
 import { Container } from '@n8n/di';
 import { createReadStream } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
-import { createServer, request as httpRequest, type IncomingHttpHeaders } from 'node:http';
+import {
+	createServer,
+	request as httpRequest,
+	type IncomingHttpHeaders,
+	type IncomingMessage,
+} from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -495,12 +500,31 @@ export interface RecordingProxy {
 	close(): Promise<void>;
 }
 
+/** An answer the proxy gives in the sandbox's place. */
+export interface ProxyReply {
+	status: number;
+	headers: Record<string, string>;
+	body: string;
+}
+
+/**
+ * Chooses the requests the proxy answers itself, for an answer the sandbox cannot give (undefined: forward it); the
+ * exchange is recorded either way. `exchanges` already holds this request's.
+ */
+export type ProxyAnswer = (
+	incoming: IncomingMessage,
+	exchanges: readonly Exchange[],
+) => ProxyReply | undefined;
+
 /**
  * A loopback proxy in front of the sandbox that records every exchange: what headers the node sent (Idempotency-Key,
  * If-None-Match, Content-Length), how many bytes, and what came back. A connection the sandbox drops is dropped
  * towards the node too, so faults look the same through it.
  */
-export async function startRecordingProxy(targetBaseUrl: string): Promise<RecordingProxy> {
+export async function startRecordingProxy(
+	targetBaseUrl: string,
+	answer?: ProxyAnswer,
+): Promise<RecordingProxy> {
 	const target = new URL(targetBaseUrl);
 	const exchanges: Exchange[] = [];
 	const concurrency = { current: 0, max: 0 };
@@ -518,6 +542,14 @@ export async function startRecordingProxy(targetBaseUrl: string): Promise<Record
 			responseHeaders: {},
 		};
 		exchanges.push(exchange);
+		const reply = answer?.(incoming, exchanges);
+		if (reply) {
+			exchange.status = reply.status;
+			exchange.responseHeaders = reply.headers;
+			outgoing.writeHead(reply.status, reply.headers);
+			outgoing.end(reply.body);
+			return;
+		}
 		const upstream = httpRequest(
 			{
 				host: target.hostname,

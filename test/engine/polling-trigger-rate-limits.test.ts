@@ -2,12 +2,10 @@
 // the sandbox): a short window is waited out within the poll; a longer one ends the poll, and the next poll goes on
 // from where it stopped, losing nothing. Its own sandbox, whose clock is never moved: the node's rate-limit pacer
 // reads X-RateLimit-Reset against this machine's clock.
-import { createServer, request as httpRequest } from 'node:http';
-import type { AddressInfo } from 'node:net';
-
 import type { INodeExecutionData } from 'n8n-workflow';
 
 import { GENEROUS_LIMITS } from '../sandbox/helpers';
+import { startRecordingProxy, type Exchange } from './harness';
 import { PollingTriggerUnderTest } from './polling-harness';
 import { useEngineSandbox } from './setup';
 
@@ -17,9 +15,12 @@ function jobIds(items: INodeExecutionData[]): string[] {
 	return items.map((item) => String(item.json.job_id));
 }
 
+function isListRequest(url: string): boolean {
+	return /^\/api\/v1\/transcriptions\?/.test(url);
+}
+
 function listRequests(): number {
-	return env.proxy.exchanges.filter((exchange) => /\/api\/v1\/transcriptions\?/.test(exchange.url))
-		.length;
+	return env.proxy.exchanges.filter((exchange) => isListRequest(exchange.url)).length;
 }
 
 /**
@@ -99,69 +100,49 @@ describe('rate limits during a poll', () => {
 	});
 });
 
-/** A proxy in front of the node's target that answers one chosen list request 429 with a minute to wait. */
+/** A recording proxy in front of the node's target that answers one chosen list request 429 with a minute to wait. */
 async function startRateLimitProxy(targetBaseUrl: string) {
-	const target = new URL(targetBaseUrl);
+	const requestId = 'req_proxy_429';
 	let refuseAt = -1;
-	const state = { listRequests: 0, refused: 0 };
-	const server = createServer((incoming, outgoing) => {
-		const isList = /^\/api\/v1\/transcriptions\?/.test(incoming.url ?? '');
-		if (isList && ++state.listRequests === refuseAt) {
-			state.refused++;
+	const listRequestsIn = (exchanges: readonly Exchange[]) =>
+		exchanges.filter((exchange) => isListRequest(exchange.url)).length;
+	const proxy = await startRecordingProxy(targetBaseUrl, (incoming, exchanges) => {
+		if (!isListRequest(incoming.url ?? '') || listRequestsIn(exchanges) !== refuseAt)
+			return undefined;
+		return {
+			status: 429,
 			// Retry-After says a minute, more than a poll waits; the window itself reopens in a second.
-			const reset = Math.floor(Date.now() / 1000) + 1;
-			outgoing.writeHead(429, {
+			headers: {
 				'content-type': 'application/json',
 				'retry-after': '60',
 				'x-ratelimit-limit': '120',
 				'x-ratelimit-remaining': '0',
-				'x-ratelimit-reset': String(reset),
-				'x-request-id': 'req_proxy_429',
-			});
-			outgoing.end(
-				JSON.stringify({
-					error: {
-						code: 'rate_limit_exceeded',
-						message: 'Request limit exceeded for the current window.',
-						request_id: 'req_proxy_429',
-						details: {},
-					},
-				}),
-			);
-			return;
-		}
-		const upstream = httpRequest(
-			{
-				host: target.hostname,
-				port: target.port,
-				method: incoming.method,
-				path: incoming.url,
-				headers: { ...incoming.headers, host: target.host },
+				'x-ratelimit-reset': String(Math.floor(Date.now() / 1000) + 1),
+				'x-request-id': requestId,
 			},
-			(answer) => {
-				outgoing.writeHead(answer.statusCode ?? 502, answer.headers);
-				answer.pipe(outgoing);
-			},
-		);
-		upstream.on('error', () => incoming.socket.destroy());
-		incoming.pipe(upstream);
+			body: JSON.stringify({
+				error: {
+					code: 'rate_limit_exceeded',
+					message: 'Request limit exceeded for the current window.',
+					request_id: requestId,
+					details: {},
+				},
+			}),
+		};
 	});
-	await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
 	return {
-		baseUrl: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+		baseUrl: proxy.baseUrl,
 		get listRequests() {
-			return state.listRequests;
+			return listRequestsIn(proxy.exchanges);
 		},
 		get refused() {
-			return state.refused;
+			return proxy.exchanges.filter(
+				(exchange) => exchange.responseHeaders['x-request-id'] === requestId,
+			).length;
 		},
 		refuseListRequest(index: number) {
 			refuseAt = index;
 		},
-		close: () =>
-			new Promise<void>((resolve) => {
-				server.closeAllConnections();
-				server.close(() => resolve());
-			}),
+		close: () => proxy.close(),
 	};
 }
