@@ -4,8 +4,10 @@
 // fits the budget is read whole, so the answer is exact there. Nothing is stored.
 
 import {
+	isValidPage,
 	listedJob,
 	PAGE_SIZE,
+	twoEndedRequest,
 	type DueJob,
 	type ListPage,
 	type ListRequest,
@@ -55,39 +57,28 @@ export class NewestJobSearch {
 		if (walk?.total === undefined) return undefined;
 		const side = walk.side;
 		walk.side = side === 'back' ? 'front' : 'back';
-		if (side === 'back') {
-			const end = walk.total - walk.back;
-			const cursor = Math.max(walk.front, end - PAGE_SIZE);
-			return { status: walk.status, cursor, limit: end - cursor, kind: 'back' };
-		}
-		return {
-			status: walk.status,
-			cursor: walk.front,
-			limit: Math.min(PAGE_SIZE, walk.total - walk.back - walk.front),
-			kind: 'front',
-		};
+		return twoEndedRequest(
+			walk.status,
+			{ front: walk.front, back: walk.back, total: walk.total },
+			side,
+		);
 	}
 
 	apply(request: ListRequest, page: ListPage): void {
 		this.requests++;
 		const walk = this.walks.find((candidate) => candidate.status === request.status);
 		if (!walk) return;
-		const { total, items } = page;
-		if (
-			typeof total !== 'number' ||
-			!Number.isInteger(total) ||
-			total < 0 ||
-			!Array.isArray(items)
-		) {
+		if (!isValidPage(page)) {
 			walk.done = true;
 			return;
 		}
+		const { total, items } = page;
 		if (request.kind === 'back') walk.back = Math.max(walk.back, total - request.cursor);
 		else walk.front = Math.max(walk.front, request.cursor + items.length);
 		// A page that comes back empty inside the list would never move the walk on.
 		if (items.length === 0 && request.cursor < total) walk.done = true;
 		walk.total = total;
-		for (const raw of items as unknown[]) {
+		for (const raw of items) {
 			const job = listedJob(raw, walk.status);
 			if (job && (!this.best || isNewer(job, this.best))) this.best = job;
 		}

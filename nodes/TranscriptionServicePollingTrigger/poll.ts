@@ -128,6 +128,33 @@ export interface ListPage {
 	total: unknown;
 }
 
+/** A list answer with a usable count and items; anything else stops the reading of that list. */
+export function isValidPage(page: ListPage): page is { items: unknown[]; total: number } {
+	return isCount(page.total) && Array.isArray(page.items);
+}
+
+/** The part of a list read from both ends: `front` jobs from the start, `back` from the end, of `total`. */
+export interface TwoEndedRead {
+	front: number;
+	back: number;
+	total: number;
+}
+
+/** The next page of a list read from both ends towards the middle, from the side given. */
+export function twoEndedRequest(
+	status: PolledStatus,
+	read: TwoEndedRead,
+	side: 'front' | 'back',
+): ListRequest {
+	const { front, back, total } = read;
+	if (side === 'back') {
+		const end = total - back;
+		const cursor = Math.max(front, end - PAGE_SIZE);
+		return { status, cursor, limit: end - cursor, kind: 'back' };
+	}
+	return { status, cursor: front, limit: Math.min(PAGE_SIZE, total - back - front), kind: 'front' };
+}
+
 /** A job to emit: what the item is built from. */
 export interface DueJob {
 	job_id: string;
@@ -278,13 +305,7 @@ export class PollSession {
 			? { now: serviceNowMs, resolution: SECOND_MS, zone: ZONE_MS }
 			: { now: this.localNowMs, resolution: LOCAL_ZONE_MS, zone: LOCAL_ZONE_MS };
 		const run = this.run(request.status);
-		const total = page.total;
-		if (
-			typeof total !== 'number' ||
-			!Number.isInteger(total) ||
-			total < 0 ||
-			!Array.isArray(page.items)
-		) {
+		if (!isValidPage(page)) {
 			this.note(
 				`status=${run.status}: the list answer has no valid total or items; stopped reading it`,
 			);
@@ -292,7 +313,7 @@ export class PollSession {
 			run.searching = false;
 			return;
 		}
-		const items: unknown[] = page.items;
+		const { items, total } = page;
 		if (request.kind === 'first_page') {
 			run.firstPageRead = true;
 			run.total = total;
@@ -498,24 +519,13 @@ export class PollSession {
 			run.searching = false;
 			return undefined;
 		}
-		const { front, back, total } = scan;
-		if (front + back >= total) {
+		if (scan.front + scan.back >= scan.total) {
 			this.resolveCompletePass(run, scan);
 			return undefined;
 		}
 		const side = run.side;
 		run.side = side === 'back' ? 'front' : 'back';
-		if (side === 'back') {
-			const end = total - back;
-			const cursor = Math.max(front, end - PAGE_SIZE);
-			return { status: run.status, cursor, limit: end - cursor, kind: 'back' };
-		}
-		return {
-			status: run.status,
-			cursor: front,
-			limit: Math.min(PAGE_SIZE, total - back - front),
-			kind: 'front',
-		};
+		return twoEndedRequest(run.status, scan, side);
 	}
 
 	/**
