@@ -12,6 +12,7 @@ import { NodeApiError, NodeOperationError, Workflow } from 'n8n-workflow';
 import { request } from 'undici';
 
 import { makeWav } from '../fixtures/media';
+import { windowSecondsWithRoom } from '../sandbox/helpers';
 import {
 	actionNode,
 	ACTION_NODE,
@@ -334,7 +335,7 @@ describe('Job → From List (listSearch.searchJobs, GET /transcriptions)', () =>
 		const key = await env.admin.createKey({ mode: 'test', tier: 'premium' });
 		const credentials = env.credentials(key.key);
 		await env.admin.setRateLimits({
-			windowSeconds: 600,
+			windowSeconds: await windowSecondsWithRoom(env.admin, 600),
 			perTier: { premium: 1, platinum: 100_000 },
 		});
 		try {

@@ -19,6 +19,22 @@ import { makeWav } from '../fixtures/media';
 /** For files that make many requests: no test there is about rate limits (rate-limits.test.ts is). */
 export const GENEROUS_LIMITS = { perTier: { premium: 10_000, platinum: 10_000 } };
 
+/**
+ * A rate-limit window length of at least `seconds` whose current window still has `marginSeconds` to run on the
+ * sandbox's clock. The sandbox starts windows at multiples of their length (an hour's window ends on the hour), so a
+ * test that spends a window and expects it to stay spent must not start just before its end.
+ */
+export async function windowSecondsWithRoom(
+	admin: SandboxAdmin,
+	seconds: number,
+	marginSeconds = 120,
+): Promise<number> {
+	const { now_seconds: now } = await admin.clock();
+	let window = seconds;
+	while (window - (now % window) < marginSeconds) window++;
+	return window;
+}
+
 export interface SandboxHandle {
 	readonly sandbox: RunningSandbox;
 	readonly admin: SandboxAdmin;
