@@ -110,6 +110,11 @@ export async function runManyExecutions(
 	const firstExchange = proxy.exchanges.length;
 	const media = makeWav({ seconds: options.mediaSeconds ?? 1 });
 
+	// The service starts rate-limit windows at multiples of their length. Starting the run with one makes window 0 a
+	// whole window in which every worker's pacer learns the budget; a run begun in a window's last moments leaves it a
+	// sliver and pushes that learning (and its 429s) into window 1 (seen once on 2.15: 4 writes in window 0, two 429s in 1).
+	const windowMs = options.windowSeconds * 1000;
+	await delay(windowMs - (Date.now() % windowMs));
 	const startedAt = Date.now();
 	const uploads = await Promise.all(
 		Array.from({ length: options.count }, (_, index) =>
@@ -160,7 +165,6 @@ export async function runManyExecutions(
 	}
 
 	const exchanges = proxy.exchanges.slice(firstExchange);
-	const windowMs = options.windowSeconds * 1000;
 	const windowOf = (exchange: Exchange) => Math.floor(exchange.startedAtMs / windowMs);
 	const firstWindow = exchanges.length > 0 ? Math.min(...exchanges.map(windowOf)) : 0;
 	const rateLimitedByWindow: Record<number, number> = {};
