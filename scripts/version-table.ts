@@ -72,7 +72,7 @@ const E2E_COLUMNS: Array<{ file: string; title: string; proves: string }> = [
 		file: 'editor-screenshots.e2e.test.ts',
 		title: 'Editor',
 		proves:
-			"the editor's nodes panel finds the node; the Job field's list comes through n8n's editor endpoint (every page, labels, search, a revoked key's 401), a job picked in the editor is saved and runs (From List, By URL, By ID); the nodes open and are photographed",
+			"the editor's nodes panel finds the node; the Job field's list comes through n8n's editor endpoint (every page, labels, search, a revoked key's 401), a job picked in the editor is saved and runs (From List, By URL, By ID); the nodes, the Wait Mode choice and a finished run's four files are photographed",
 	},
 ];
 

@@ -21,6 +21,7 @@ import {
 	nodeItems,
 	postJson,
 	serviceArtifact,
+	submitFormRecording,
 } from './harness/executions';
 import { waitFor } from './harness/processes';
 import { OWNER } from './harness/rest';
@@ -475,16 +476,7 @@ describeWithChromium(`Editor screenshots in n8n ${context.n8nVersion}`, () => {
 
 	it("shows a finished run of the form example: the recording's four files in the node's output", async () => {
 		const before = await executionIds(api, WORKFLOW_IDS.exampleForm);
-		const form = new FormData();
-		form.append(
-			'field-0',
-			new Blob([makeWav({ seconds: 3 })], { type: 'audio/wav' }),
-			'team-standup.wav',
-		);
-		const response = await fetch(`${context.n8nBaseUrl}/form/transcribe`, {
-			method: 'POST',
-			body: form,
-		});
+		const response = await submitFormRecording(context.n8nBaseUrl, 'team-standup.wav', 3);
 		expect(response.status).toBe(200);
 		const [execution] = await newExecutions(api, WORKFLOW_IDS.exampleForm, before);
 		expect(failureOf(execution)).toBeUndefined();
