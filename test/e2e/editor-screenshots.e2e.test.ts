@@ -107,7 +107,7 @@ async function serviceListing(apiKey: string): Promise<Job[]> {
 	}
 }
 
-/** The label the Job list shows, written out here from the README's description. */
+/** The label the Job list shows, written out here from docs/nodes.md's description. */
 const jobLabel = (job: Job, details: string) =>
 	`${job.created_at.slice(0, 16).replace('T', ' ')} UTC · ${job.status} · ${details ? `${details} · ` : ''}${job.job_id}`;
 

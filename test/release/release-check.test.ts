@@ -255,8 +255,8 @@ describe('this repository as committed', () => {
 		expect(problems).toEqual(packageSourceProblems(manifest, REPOSITORY));
 	});
 
-	it('keeps publisher fields either consistent or as placeholders the README tells the publisher to fill', () => {
-		// Filled in: no problems at all. Not yet: only placeholders and the missing repository, which the README explains.
+	it('keeps publisher fields either consistent or as placeholders docs/releasing.md tells the publisher to fill', () => {
+		// Filled in: no problems at all. Not yet: only placeholders and the missing repository, which docs/releasing.md explains.
 		const unexplained = packageSourceProblems(manifest).filter(
 			(problem) =>
 				!/^package\.json (still holds placeholders|has no repository\.url)/.test(problem),
