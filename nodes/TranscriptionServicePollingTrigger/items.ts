@@ -12,7 +12,7 @@ import {
 	type EventArtifact,
 } from '../shared/event-item';
 import { TranscriptionServiceClient } from '../shared/transport';
-import type { DueJob } from './poll';
+import type { DueJob } from './list';
 
 /**
  * The service's webhook event ids are not in the list, so a polled job gets its own: derived from job_id and status
@@ -45,14 +45,15 @@ export function polledEvent(job: DueJob, baseUrl: string, pathPrefix: string): W
 	} as unknown as WebhookEventBody;
 }
 
-export interface ArtifactChoice extends EventArtifact {
+/** Whether a poll downloads each completed job's transcript into its item, and how. */
+export interface ArtifactDownload extends EventArtifact {
 	download: boolean;
 }
 
 export async function jobItems(
 	context: IPollFunctions,
 	jobs: DueJob[],
-	artifact: ArtifactChoice,
+	artifact: ArtifactDownload,
 	receivedAtMs: number,
 ): Promise<INodeExecutionData[]> {
 	const client = new TranscriptionServiceClient(context, EVENT_ARTIFACT_RETRY_POLICY);

@@ -12,7 +12,7 @@ import {
 	type ListPage,
 	type ListRequest,
 	type PolledStatus,
-} from './poll';
+} from './list';
 
 interface ListWalk {
 	status: PolledStatus;

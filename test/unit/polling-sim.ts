@@ -4,14 +4,16 @@
 // state goes back to what n8n last saved: after an emitting poll or an activation).
 import { createHash } from 'node:crypto';
 
+import type {
+	DueJob,
+	ListRequest,
+	PolledStatus,
+} from '../../nodes/TranscriptionServicePollingTrigger/list';
 import {
 	PollSession,
-	type DueJob,
-	type ListRequest,
 	type PollOutcome,
 	type PollSettings,
-	type PolledStatus,
-} from '../../nodes/TranscriptionServicePollingTrigger/poll';
+} from '../../nodes/TranscriptionServicePollingTrigger/session';
 import { NewestJobSearch } from '../../nodes/TranscriptionServicePollingTrigger/newest';
 
 export const SIM_ORDERS = ['newest_first', 'oldest_first', 'updated_first', 'scrambled'] as const;

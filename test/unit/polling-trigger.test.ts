@@ -1,14 +1,13 @@
-// The polling trigger's decisions (nodes/TranscriptionServicePollingTrigger/poll.ts), driven against a model of
+// The polling trigger's decisions (nodes/TranscriptionServicePollingTrigger/session.ts), driven against a model of
 // GET /transcriptions in every list order: what a poll requests, what it emits, and what it stores.
+import { OVERLAP_MS } from '../../nodes/TranscriptionServicePollingTrigger/ledger';
+import { PAGE_SIZE } from '../../nodes/TranscriptionServicePollingTrigger/list';
+import { PollSession, ZONE_MS } from '../../nodes/TranscriptionServicePollingTrigger/session';
 import {
-	OVERLAP_MS,
-	PAGE_SIZE,
 	parseState,
-	PollSession,
 	RECENT_LIMIT,
-	ZONE_MS,
 	type PollState,
-} from '../../nodes/TranscriptionServicePollingTrigger/poll';
+} from '../../nodes/TranscriptionServicePollingTrigger/state';
 import { mulberry32 } from '../../sandbox/random';
 import { clone, newestJob, SIM_ORDERS, SimService, SimTrigger, type SimJob } from './polling-sim';
 

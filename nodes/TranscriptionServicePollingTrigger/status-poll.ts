@@ -1,0 +1,317 @@
+// One status's part of a poll: its first page (the count), the search for the jobs it owes, read from both ends of
+// its list within the requests the poll gives it, and the count that settles what the search could not tell apart.
+//
+// - The status's list only grows: a job that reached a terminal state stays there. `total` − `known` = jobs in the
+//   status not yet accounted for ("owed"). The first page (100 jobs, one request) is read every poll and tells the total.
+// - A job is new when dated (updated_at) at or after the ledger's cutoff and not accounted for there.
+// - When page 0 does not explain the owed count, the search reads further pages from both ends of the list (where
+//   every time order puts new jobs) towards the middle, and carries its position to the next poll. Positions stay valid
+//   while the list grows: a job not read yet can only move further from the ends.
+// - At the first activation, jobs dated within ±ZONE of the service's clock may be from before or after it; the count
+//   decides (the ambiguous jobs; resolveCompletePass).
+import type { Ledger } from './ledger';
+import {
+	isValidPage,
+	listedJob,
+	twoEndedRequest,
+	type DueJob,
+	type ListPage,
+	type ListRequest,
+	type PolledStatus,
+} from './list';
+import { MAX_AMBIGUOUS, newScan, type ScanState, type StatusState } from './state';
+
+/** Passes over the whole list a search repeats when its count was not certain. */
+export const MAX_SEARCH_PASSES = 3;
+
+/** The clock a page was answered on: the service's Date, or this machine's without one. */
+export interface PageClock {
+	now: number;
+	/** How far `now` may be from the true time (the Date header has whole seconds). */
+	resolution: number;
+	/** Half-width of the first activation's ambiguous zone. */
+	zone: number;
+}
+
+export class StatusPoll {
+	firstPageRead = false;
+	/** The list's length as last answered. */
+	total: number;
+	/** New jobs seen this poll (and the ones a previous poll left for this one). */
+	readonly found: Map<string, DueJob>;
+	/** Ambiguous jobs seen (this poll and carried): job_id → updated_at as listed. */
+	private ambiguous: Map<string, string>;
+	/** Whether to read more pages this poll. */
+	searching = false;
+	/** The end the next search page is read from; the ends alternate, so a list that keeps growing cannot stall it. */
+	private side: 'front' | 'back' = 'back';
+
+	constructor(
+		readonly status: PolledStatus,
+		/** undefined until the first page arrives when this status has no state yet. */
+		public state: StatusState | undefined,
+		private readonly ledger: Ledger,
+		private readonly note: (text: string) => void,
+	) {
+		const pending = (state?.pending ?? []).map(([job_id, updated_at]): [string, DueJob] => [
+			job_id,
+			{ job_id, status, updated_at, updatedAtMs: Date.parse(updated_at) },
+		]);
+		if (state) delete state.pending;
+		this.total = state?.known ?? 0;
+		this.found = new Map(pending);
+		this.ambiguous = new Map(state?.scan?.ambiguous ?? []);
+	}
+
+	/** Jobs the service counts that are neither accounted for nor found. */
+	remaining(): number {
+		return this.total - (this.state?.known ?? this.total) - this.found.size;
+	}
+
+	/** Every job the service counts in this status is accounted for. */
+	isSettled(): boolean {
+		return this.firstPageRead && !!this.state && !this.state.scan && this.total <= this.state.known;
+	}
+
+	/** A search that has read the whole list concludes without a request. */
+	concludeIfWhole(): void {
+		const scan = this.state?.scan;
+		if (this.searching && scan && scan.front + scan.back >= scan.total) {
+			this.resolveCompletePass(scan);
+		}
+	}
+
+	/** The next search page, or undefined when the search has stopped (check `searching`). */
+	searchRequest(): ListRequest | undefined {
+		const scan = this.state?.scan;
+		if (!scan) {
+			this.searching = false;
+			return undefined;
+		}
+		if (scan.front + scan.back >= scan.total) {
+			this.resolveCompletePass(scan);
+			return undefined;
+		}
+		const side = this.side;
+		this.side = side === 'back' ? 'front' : 'back';
+		return twoEndedRequest(this.status, scan, side);
+	}
+
+	apply(request: ListRequest, page: ListPage, clock: PageClock): void {
+		if (!isValidPage(page)) {
+			this.note(
+				`status=${this.status}: the list answer has no valid total or items; stopped reading it`,
+			);
+			this.firstPageRead = true;
+			this.searching = false;
+			return;
+		}
+		if (request.kind === 'first_page') this.applyFirstPage(page.items, page.total, clock);
+		else this.applySearchPage(request, page.items, page.total);
+	}
+
+	/** What the poll stores for this status (undefined before its first page). */
+	stored(): StatusState | undefined {
+		if (this.state?.scan) this.state.scan.ambiguous = [...this.ambiguous];
+		return this.state;
+	}
+
+	private applyFirstPage(items: unknown[], total: number, clock: PageClock): void {
+		this.firstPageRead = true;
+		this.total = total;
+		if (!this.state) {
+			this.startFromNow(total, items, clock);
+			return;
+		}
+		const state = this.state;
+		if (total < state.known) {
+			this.note(
+				`status=${this.status}: the service counts ${total} jobs, fewer than the ${state.known} accounted for (jobs removed from the list?)`,
+			);
+			state.known = total;
+		}
+		const carried = state.scan;
+		if (carried && total < carried.total) this.restartShrunkScan(carried, total);
+		this.classifyAll(items);
+		const scan = state.scan;
+		if (scan) {
+			scan.total = total;
+			scan.front = Math.max(scan.front, items.length);
+		}
+		if (this.remaining() <= 0) {
+			this.settle();
+			return;
+		}
+		const active = (state.scan ??= newScan(items.length, total));
+		// A pass begins with a first page: every job listed then is read by the time the pass covers the list.
+		if (active.passTotal < 0) {
+			Object.assign(active, {
+				passTotal: total,
+				passDate: clock.now,
+				passBand: clock.resolution,
+				newcomers: 0,
+				uncertain: 0,
+			});
+		}
+		this.searching = true;
+		// The end read less so far first: a fresh search probes the last page right after the first one.
+		this.side = active.back < active.front ? 'back' : 'front';
+	}
+
+	private applySearchPage(request: ListRequest, items: unknown[], total: number): void {
+		const scan = this.state?.scan;
+		if (!scan) return;
+		if (total < scan.total) {
+			this.restartShrunkScan(scan, total);
+			this.searching = false;
+			this.classifyAll(items);
+			return;
+		}
+		if (request.kind === 'front') {
+			if (items.length === 0 && request.cursor < total) {
+				this.note(`status=${this.status}: an empty page at cursor ${request.cursor} of ${total}`);
+				this.searching = false;
+			}
+			scan.front = Math.max(scan.front, request.cursor + items.length);
+		} else if (total === scan.total && request.cursor + items.length >= total - scan.back) {
+			// Counted only when the list kept its length: otherwise the page may have slid past jobs not read yet.
+			scan.back = Math.max(scan.back, total - request.cursor);
+		}
+		scan.total = total;
+		this.total = total;
+		this.classifyAll(items);
+		if (this.remaining() <= 0) this.settle();
+	}
+
+	/**
+	 * The status's first poll: every job listed is counted in `known`; the ones on this page dated at or after `since`
+	 * are remembered as accounted, so they are not taken for new later.
+	 */
+	private startFromNow(total: number, items: unknown[], clock: PageClock): void {
+		const state: StatusState = {
+			known: total,
+			since: clock.now - clock.zone,
+			zoneEnd: clock.now + clock.zone,
+		};
+		this.state = state;
+		this.ledger.begin(state.since);
+		for (const raw of items) {
+			const job = listedJob(raw, this.status);
+			if (job && job.updatedAtMs >= state.since) {
+				this.ledger.markOld(job.job_id, this.status, job.updatedAtMs);
+			}
+		}
+	}
+
+	private classifyAll(items: unknown[]): void {
+		for (const raw of items) this.classify(raw, this.total);
+	}
+
+	/** `total` is the list's length in the answer the job came in. */
+	private classify(raw: unknown, total: number): void {
+		const state = this.state;
+		if (!state) return;
+		const job = listedJob(raw, this.status);
+		if (!job) {
+			const listed = (raw as { job_id?: unknown; status?: unknown } | null) ?? {};
+			this.note(
+				`status=${this.status}: skipped a listed job that is not a ${this.status} job with an id and updated_at (${JSON.stringify(
+					{ job_id: listed.job_id, status: listed.status },
+				).slice(0, 200)})`,
+			);
+			return;
+		}
+		if (this.ledger.isAccounted(this.status, job.job_id) || this.found.has(job.job_id)) return;
+		if (job.updatedAtMs < this.ledger.cutoff(state)) return;
+		// While the list is as long as when the pass began, nothing has joined it: every job found was there.
+		const scan = state.scan;
+		const pass = scan && scan.passTotal >= 0 && total > scan.passTotal ? scan : undefined;
+		if (job.updatedAtMs < state.zoneEnd) {
+			if (!this.ambiguous.has(job.job_id)) {
+				keepNewest(this.ambiguous, job);
+				// An ambiguous job that joined during the pass would upset its count (only seconds after activation).
+				if (pass && job.updatedAtMs >= pass.passDate) pass.uncertain++;
+			}
+			return;
+		}
+		this.found.set(job.job_id, job);
+		if (pass && job.updatedAtMs >= pass.passDate + pass.passBand) pass.newcomers++;
+		else if (pass && job.updatedAtMs >= pass.passDate) pass.uncertain++;
+	}
+
+	/**
+	 * Every job listed when the pass began has been read, so the jobs owed then and still not found are known in
+	 * number: what is owed now, less the jobs that joined the list during the pass and were not read. They can only be
+	 * ambiguous jobs (dated within the first activation's zone), and the count says how many of those are new: the
+	 * newest (a job listed at the first activation is never dated after one that was still running then). Jobs the rules
+	 * cannot find at all (listed long after their updated_at) are counted as accounted for, with a note, so a search
+	 * never goes on forever. A pass whose count is not certain (a job found dated within the clock's resolution of the
+	 * pass's beginning) is repeated, at most MAX_SEARCH_PASSES times.
+	 */
+	private resolveCompletePass(scan: ScanState): void {
+		this.searching = false;
+		const state = this.state;
+		if (!state) return;
+		const unreadNewcomers = scan.total - scan.passTotal - scan.newcomers;
+		if (scan.uncertain > 0 || unreadNewcomers < 0) {
+			scan.passes++;
+			if (scan.passes >= MAX_SEARCH_PASSES) {
+				this.note(
+					`status=${this.status}: ${scan.passes} passes over the list gave no certain count; the ambiguous jobs seen are taken as older than the activation`,
+				);
+				this.settle();
+				return;
+			}
+			Object.assign(scan, { front: 0, back: 0, passTotal: -1, newcomers: 0, uncertain: 0 });
+			return;
+		}
+		const unfound = this.remaining() - unreadNewcomers;
+		if (unfound <= 0) {
+			this.settle();
+			return;
+		}
+		const ambiguous = [...this.ambiguous]
+			.map(([job_id, updated_at]) => ({ job_id, updated_at, updatedAtMs: Date.parse(updated_at) }))
+			.sort((a, b) => b.updatedAtMs - a.updatedAtMs || (a.job_id < b.job_id ? 1 : -1));
+		const taken = ambiguous.slice(0, unfound);
+		for (const job of taken) this.found.set(job.job_id, { ...job, status: this.status });
+		this.ambiguous = new Map(ambiguous.slice(unfound).map((job) => [job.job_id, job.updated_at]));
+		const missing = unfound - taken.length;
+		if (missing > 0) {
+			this.note(
+				`status=${this.status}: ${missing} job(s) counted by the service could not be found by their updated_at (listed long after their state changed?); counted as accounted for`,
+			);
+			state.known += missing;
+		}
+		this.settle();
+	}
+
+	/** Owed jobs are explained: ambiguous ones seen are from before the first activation. */
+	private settle(): void {
+		for (const [id, updatedAt] of this.ambiguous) {
+			this.ledger.markOld(id, this.status, Date.parse(updatedAt));
+		}
+		this.ambiguous.clear();
+		this.searching = false;
+		if (this.state) delete this.state.scan;
+	}
+
+	private restartShrunkScan(scan: ScanState, total: number): void {
+		this.note(
+			`status=${this.status}: the list shrank from ${scan.total} to ${total} jobs; the search starts over`,
+		);
+		if (this.state) delete this.state.scan;
+	}
+}
+
+/** The resolution takes the newest ambiguous jobs: past the limit, the oldest one goes. */
+function keepNewest(ambiguous: Map<string, string>, job: DueJob): void {
+	ambiguous.set(job.job_id, job.updated_at);
+	if (ambiguous.size <= MAX_AMBIGUOUS) return;
+	let oldest: [string, number] | undefined;
+	for (const [id, updatedAt] of ambiguous) {
+		const ms = Date.parse(updatedAt);
+		if (!oldest || ms < oldest[1]) oldest = [id, ms];
+	}
+	if (oldest) ambiguous.delete(oldest[0]);
+}
