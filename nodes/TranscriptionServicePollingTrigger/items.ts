@@ -12,6 +12,7 @@ import {
 	type EventArtifact,
 } from '../shared/event-item';
 import { TranscriptionServiceClient } from '../shared/transport';
+import { pollingEventType } from '../shared/vocabulary';
 import type { DueJob } from './list';
 
 /**
@@ -33,7 +34,7 @@ export function polledEvent(job: DueJob, baseUrl: string, pathPrefix: string): W
 	const link = (operation: 'getTranscription' | 'getTranscriptionArtifact') =>
 		`${baseUrl}${joinPrefix(pathPrefix, buildPath(operation, { job_id: job.job_id }))}`;
 	return {
-		event: `transcription.${job.status}`,
+		event: pollingEventType(job.status),
 		event_id: pollEventId(job.job_id, job.status),
 		job_id: job.job_id,
 		status: job.status,

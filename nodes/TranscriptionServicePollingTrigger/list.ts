@@ -1,53 +1,22 @@
-// Reading GET /transcriptions for the Polling Trigger: the statuses it polls, the requests a poll and Fetch Test
-// Event make, and the jobs they take from an answer. No I/O: poll.ts makes the requests.
-import { idProblem } from '../../src/api';
+// What the Polling Trigger reads from GET /transcriptions: the statuses it polls (the terminal ones), its requests
+// (the paging itself is src/client/pagination.ts), and the jobs it takes from an answer.
+import { idProblem, TERMINAL_STATUSES, type TerminalStatus } from '../../src/api';
+import type { ListEnd, ListRead } from '../../src/client';
 
-export const POLLED_STATUSES = ['completed', 'failed', 'cancelled'] as const;
-export type PolledStatus = (typeof POLLED_STATUSES)[number];
+export const POLLED_STATUSES = TERMINAL_STATUSES;
+export type PolledStatus = TerminalStatus;
 
-/** The most jobs one list request may ask for (spec 4.5). */
-export const PAGE_SIZE = 100;
-
-export type RequestKind = 'first_page' | 'front' | 'back';
-
+/** A poll's list request: the first page of a status (read every poll), or a page of its search. */
 export interface ListRequest {
 	status: PolledStatus;
 	cursor: number;
 	limit: number;
-	kind: RequestKind;
+	kind: 'first_page' | ListEnd;
 }
 
-/** The answer of one list request, as received (validated here). */
-export interface ListPage {
-	items: unknown;
-	total: unknown;
-}
-
-/** A list answer with a usable count and items; anything else stops the reading of that list. */
-export function isValidPage(page: ListPage): page is { items: unknown[]; total: number } {
-	return isCount(page.total) && Array.isArray(page.items);
-}
-
-/** The part of a list read from both ends: `front` jobs from the start, `back` from the end, of `total`. */
-export interface TwoEndedRead {
-	front: number;
-	back: number;
-	total: number;
-}
-
-/** The next page of a list read from both ends towards the middle, from the side given. */
-export function twoEndedRequest(
-	status: PolledStatus,
-	read: TwoEndedRead,
-	side: 'front' | 'back',
-): ListRequest {
-	const { front, back, total } = read;
-	if (side === 'back') {
-		const end = total - back;
-		const cursor = Math.max(front, end - PAGE_SIZE);
-		return { status, cursor, limit: end - cursor, kind: 'back' };
-	}
-	return { status, cursor: front, limit: Math.min(PAGE_SIZE, total - back - front), kind: 'front' };
+/** The request for a page a walk over `status`'s list asks for. */
+export function pageRequest(status: PolledStatus, read: ListRead): ListRequest {
+	return { status, cursor: read.cursor ?? 0, limit: read.limit, kind: read.end };
 }
 
 /** A job to emit: what the item is built from. */
@@ -73,8 +42,4 @@ export function listedJob(raw: unknown, status: PolledStatus): DueJob | undefine
 	const updatedAtMs = Date.parse(updated_at);
 	if (!Number.isFinite(updatedAtMs)) return undefined;
 	return { job_id, status, updated_at, updatedAtMs };
-}
-
-export function isCount(value: unknown): value is number {
-	return typeof value === 'number' && Number.isInteger(value) && value >= 0;
 }

@@ -1,7 +1,7 @@
 // One poll in n8n: reads the node's settings and static data, makes the requests the PollSession (session.ts) asks
-// for, stores the new state and builds the items. n8n saves static data when a poll emits (and after the first poll of an activation),
-// and the state stored with the emitted jobs marks them accounted for, so a job emitted before a restart is not
-// emitted after it.
+// for, stores the new state and builds the items. n8n saves static data when a poll emits (and after the first poll
+// of an activation), and the state stored with the emitted jobs marks them accounted for, so a job emitted before a
+// restart is not emitted after it.
 import { createHash } from 'crypto';
 import {
 	NodeApiError,
@@ -10,14 +10,15 @@ import {
 	type IPollFunctions,
 } from 'n8n-workflow';
 
-import type { PublicTranscriptionListResponse } from '../../src/api';
 import type { ArtifactFormat } from '../../src/artifacts';
 import { DEFAULT_RETRY_POLICY } from '../../src/client';
 import { itemErrorOf } from '../shared/errors';
-import { TranscriptionServiceClient, type ApiResponse } from '../shared/transport';
+import { requestListPage, type ListAnswer } from '../shared/job-list';
+import { TranscriptionServiceClient } from '../shared/transport';
+import { pollingEventType } from '../shared/vocabulary';
 import { DEFAULT_MAX_REQUESTS } from './description';
 import { jobItems, type ArtifactDownload } from './items';
-import { POLLED_STATUSES, type ListPage, type ListRequest, type PolledStatus } from './list';
+import { POLLED_STATUSES, type PolledStatus } from './list';
 import { NewestJobSearch } from './newest';
 import { PollSession } from './session';
 
@@ -82,16 +83,16 @@ async function pollOnce(
 	const firstActivation = !session.hasHistory;
 	let stoppedBy: Error | undefined;
 	for (let request = session.next(); request; request = session.next()) {
-		let response: ApiResponse<PublicTranscriptionListResponse>;
+		let answer: ListAnswer;
 		try {
-			response = await listPage(client, request);
+			answer = await requestListPage(client, request);
 		} catch (error) {
 			if (firstActivation || !isTransient(error)) throw asNodeError(context, error);
 			stoppedBy = error as Error;
 			session.interrupt();
 			break;
 		}
-		session.apply(request, pageOf(response), serviceTime(response));
+		session.apply(request, answer.body, answer.serviceNowMs);
 	}
 	const outcome = session.finish();
 	staticData.poll = outcome.state;
@@ -120,34 +121,11 @@ async function fetchTestEvent(
 ): Promise<INodeExecutionData[][] | null> {
 	const search = new NewestJobSearch(settings.statuses, settings.maxRequests);
 	for (let request = search.next(); request; request = search.next()) {
-		search.apply(request, pageOf(await listPage(client, request)));
+		search.apply(request, (await requestListPage(client, request)).body);
 	}
 	const newest = search.newest();
 	if (!newest) return null;
 	return [await jobItems(context, [newest], settings.artifact, Date.now())];
-}
-
-async function listPage(
-	client: TranscriptionServiceClient,
-	request: ListRequest,
-): Promise<ApiResponse<PublicTranscriptionListResponse>> {
-	return await client.request<PublicTranscriptionListResponse>({
-		operation: 'listTranscriptions',
-		query: { status: request.status, cursor: request.cursor, limit: request.limit },
-	});
-}
-
-function pageOf(response: ApiResponse<PublicTranscriptionListResponse>): ListPage {
-	const body = response.body as Partial<PublicTranscriptionListResponse> | undefined;
-	return { items: body?.items, total: body?.total };
-}
-
-/** The service's clock (HTTP Date, whole seconds); undefined without the header. */
-function serviceTime(response: ApiResponse): number | undefined {
-	const date = response.headers.date;
-	if (!date) return undefined;
-	const ms = Date.parse(date);
-	return Number.isFinite(ms) ? ms : undefined;
 }
 
 function asNodeError(context: IPollFunctions, error: unknown): NodeApiError | NodeOperationError {
@@ -167,7 +145,7 @@ function isTransient(error: unknown): boolean {
 function readSettings(context: IPollFunctions): Settings {
 	const events = context.getNodeParameter('events', []) as unknown;
 	const statuses = POLLED_STATUSES.filter(
-		(status) => Array.isArray(events) && events.includes(`transcription.${status}`),
+		(status) => Array.isArray(events) && events.includes(pollingEventType(status)),
 	);
 	if (statuses.length === 0) {
 		throw new NodeOperationError(context.getNode(), 'Select at least one event', {

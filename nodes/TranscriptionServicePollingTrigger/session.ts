@@ -6,15 +6,9 @@
 // The cutoff trails the latest emitted job by OVERLAP_MS, so a job the service lists late (replication lag, a worker's
 // clock) is still caught; it moves only after a poll that left nothing owed, so it never passes a job a search has not
 // found yet, and never goes below `since`, the service time of the first activation.
+import { LIST_PAGE_SIZE } from '../../src/client';
 import { Ledger } from './ledger';
-import {
-	PAGE_SIZE,
-	POLLED_STATUSES,
-	type DueJob,
-	type ListPage,
-	type ListRequest,
-	type PolledStatus,
-} from './list';
+import { POLLED_STATUSES, type DueJob, type ListRequest, type PolledStatus } from './list';
 import { newState, parseState, type PollState } from './state';
 import { StatusPoll, type PageClock } from './status-poll';
 
@@ -97,7 +91,9 @@ export class PollSession {
 	next(): ListRequest | undefined {
 		if (this.interrupted || this.requests >= this.settings.maxRequests) return undefined;
 		const unread = this.parts.find((part) => !part.firstPageRead);
-		if (unread) return { status: unread.status, cursor: 0, limit: PAGE_SIZE, kind: 'first_page' };
+		if (unread) {
+			return { status: unread.status, cursor: 0, limit: LIST_PAGE_SIZE, kind: 'first_page' };
+		}
 		// A search that has read the whole list concludes without a request, even when no more jobs fit this poll.
 		for (const part of this.parts) part.concludeIfWhole();
 		if (this.foundCount() >= this.settings.maxItems) return undefined;
@@ -116,15 +112,15 @@ export class PollSession {
 		return undefined;
 	}
 
-	/** The answer to `request`; `serviceNowMs` is the response's Date header (undefined without one). */
-	apply(request: ListRequest, page: ListPage, serviceNowMs: number | undefined): void {
+	/** The answer to `request`, as received; `serviceNowMs` is the response's Date header (undefined without one). */
+	apply(request: ListRequest, answer: unknown, serviceNowMs: number | undefined): void {
 		this.requests++;
 		const onServiceClock = serviceNowMs !== undefined && Number.isFinite(serviceNowMs);
 		if (onServiceClock) this.serviceNow = Math.max(this.serviceNow ?? serviceNowMs, serviceNowMs);
 		const clock: PageClock = onServiceClock
 			? { now: serviceNowMs, resolution: SECOND_MS, zone: ZONE_MS }
 			: { now: this.localNowMs, resolution: LOCAL_ZONE_MS, zone: LOCAL_ZONE_MS };
-		this.part(request.status).apply(request, page, clock);
+		this.part(request.status).apply(request, answer, clock);
 	}
 
 	/** A request failed (rate limit, network): no more requests this poll; what was read still counts. */

@@ -1,6 +1,7 @@
 // What the Polling Trigger stores in the node's static data between polls, and the parser that reads it back. Static
 // data is user-editable JSON: anything unexpected means "start from now", never a guess.
-import { isCount, isPolledStatus, type PolledStatus } from './list';
+import type { ListPosition } from '../../src/client';
+import { isPolledStatus, type PolledStatus } from './list';
 
 const STATE_VERSION = 1;
 
@@ -26,13 +27,8 @@ export interface StatusState {
 	pending?: Array<[string, string]>;
 }
 
-export interface ScanState {
-	/** Positions [0, front) of the list have been read. */
-	front: number;
-	/** The last `back` positions of the list have been read. */
-	back: number;
-	/** The list's total when last read. */
-	total: number;
+/** Where the search of a status's list stands (ListPosition: front, back, total), and its current pass. */
+export interface ScanState extends ListPosition {
 	/**
 	 * The current pass over the list: its total and the service time (ms) when it began, -1 until the next first page
 	 * begins it. Jobs found later and dated after the beginning (+ the clock's resolution, `passBand`) joined the list
@@ -195,6 +191,10 @@ function parsePairs(value: unknown): Array<[string, string]> | undefined {
 		pairs.push([entry[0], entry[1]]);
 	}
 	return pairs;
+}
+
+function isCount(value: unknown): value is number {
+	return typeof value === 'number' && Number.isInteger(value) && value >= 0;
 }
 
 function isTime(value: unknown): value is number {

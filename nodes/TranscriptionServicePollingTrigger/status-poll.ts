@@ -9,16 +9,9 @@
 //   while the list grows: a job not read yet can only move further from the ends.
 // - At the first activation, jobs dated within ±ZONE of the service's clock may be from before or after it; the count
 //   decides (the ambiguous jobs; resolveCompletePass).
+import { ListWalk, readListPage, type ListEnd, type ListPage } from '../../src/client';
 import type { Ledger } from './ledger';
-import {
-	isValidPage,
-	listedJob,
-	twoEndedRequest,
-	type DueJob,
-	type ListPage,
-	type ListRequest,
-	type PolledStatus,
-} from './list';
+import { listedJob, pageRequest, type DueJob, type ListRequest, type PolledStatus } from './list';
 import { MAX_AMBIGUOUS, newScan, type ScanState, type StatusState } from './state';
 
 /** Passes over the whole list a search repeats when its count was not certain. */
@@ -43,8 +36,8 @@ export class StatusPoll {
 	private ambiguous: Map<string, string>;
 	/** Whether to read more pages this poll. */
 	searching = false;
-	/** The end the next search page is read from; the ends alternate, so a list that keeps growing cannot stall it. */
-	private side: 'front' | 'back' = 'back';
+	/** The search's walk over the list this poll, on the stored scan's position. */
+	private walk: ListWalk | undefined;
 
 	constructor(
 		readonly status: PolledStatus,
@@ -76,29 +69,28 @@ export class StatusPoll {
 	/** A search that has read the whole list concludes without a request. */
 	concludeIfWhole(): void {
 		const scan = this.state?.scan;
-		if (this.searching && scan && scan.front + scan.back >= scan.total) {
-			this.resolveCompletePass(scan);
-		}
+		if (this.searching && scan && this.walk?.isWhole) this.resolveCompletePass(scan);
 	}
 
 	/** The next search page, or undefined when the search has stopped (check `searching`). */
 	searchRequest(): ListRequest | undefined {
 		const scan = this.state?.scan;
-		if (!scan) {
-			this.searching = false;
-			return undefined;
-		}
-		if (scan.front + scan.back >= scan.total) {
+		if (scan && this.walk?.isWhole) {
 			this.resolveCompletePass(scan);
 			return undefined;
 		}
-		const side = this.side;
-		this.side = side === 'back' ? 'front' : 'back';
-		return twoEndedRequest(this.status, scan, side);
+		const read = scan ? this.walk?.next() : undefined;
+		if (!read) {
+			this.searching = false;
+			return undefined;
+		}
+		return pageRequest(this.status, read);
 	}
 
-	apply(request: ListRequest, page: ListPage, clock: PageClock): void {
-		if (!isValidPage(page)) {
+	/** The answer to `request`, as received. */
+	apply(request: ListRequest, answer: unknown, clock: PageClock): void {
+		const page = readListPage(answer);
+		if (!page) {
 			this.note(
 				`status=${this.status}: the list answer has no valid total or items; stopped reading it`,
 			);
@@ -107,7 +99,7 @@ export class StatusPoll {
 			return;
 		}
 		if (request.kind === 'first_page') this.applyFirstPage(page.items, page.total, clock);
-		else this.applySearchPage(request, page.items, page.total);
+		else this.applySearchPage(request, request.kind, page);
 	}
 
 	/** What the poll stores for this status (undefined before its first page). */
@@ -154,30 +146,29 @@ export class StatusPoll {
 			});
 		}
 		this.searching = true;
-		// The end read less so far first: a fresh search probes the last page right after the first one.
-		this.side = active.back < active.front ? 'back' : 'front';
+		// Bounded by the poll's request budget (Max Requests per Poll), shared with the other statuses.
+		this.walk = new ListWalk(
+			{ from: 'both_ends', status: this.status, maxPages: Number.POSITIVE_INFINITY },
+			active,
+		);
 	}
 
-	private applySearchPage(request: ListRequest, items: unknown[], total: number): void {
+	private applySearchPage(request: ListRequest, end: ListEnd, page: ListPage): void {
 		const scan = this.state?.scan;
-		if (!scan) return;
-		if (total < scan.total) {
+		if (!scan || !this.walk) return;
+		const { items, total } = page;
+		this.walk.record({ cursor: request.cursor, limit: request.limit, end }, page);
+		const stop = this.walk.stop;
+		if (stop?.reason === 'shrank') {
 			this.restartShrunkScan(scan, total);
 			this.searching = false;
 			this.classifyAll(items);
 			return;
 		}
-		if (request.kind === 'front') {
-			if (items.length === 0 && request.cursor < total) {
-				this.note(`status=${this.status}: an empty page at cursor ${request.cursor} of ${total}`);
-				this.searching = false;
-			}
-			scan.front = Math.max(scan.front, request.cursor + items.length);
-		} else if (total === scan.total && request.cursor + items.length >= total - scan.back) {
-			// Counted only when the list kept its length: otherwise the page may have slid past jobs not read yet.
-			scan.back = Math.max(scan.back, total - request.cursor);
+		if (stop?.reason === 'empty_page') {
+			this.note(`status=${this.status}: an empty page at cursor ${stop.cursor} of ${total}`);
+			this.searching = false;
 		}
-		scan.total = total;
 		this.total = total;
 		this.classifyAll(items);
 		if (this.remaining() <= 0) this.settle();

@@ -1,7 +1,6 @@
 // The polling trigger's decisions (nodes/TranscriptionServicePollingTrigger/session.ts), driven against a model of
 // GET /transcriptions in every list order: what a poll requests, what it emits, and what it stores.
 import { OVERLAP_MS } from '../../nodes/TranscriptionServicePollingTrigger/ledger';
-import { PAGE_SIZE } from '../../nodes/TranscriptionServicePollingTrigger/list';
 import { PollSession, ZONE_MS } from '../../nodes/TranscriptionServicePollingTrigger/session';
 import {
 	parseState,
@@ -9,6 +8,7 @@ import {
 	type PollState,
 } from '../../nodes/TranscriptionServicePollingTrigger/state';
 import { mulberry32 } from '../../sandbox/random';
+import { LIST_PAGE_SIZE as PAGE_SIZE } from '../../src/client';
 import { clone, newestJob, SIM_ORDERS, SimService, SimTrigger, type SimJob } from './polling-sim';
 
 const MINUTE = 60_000;
