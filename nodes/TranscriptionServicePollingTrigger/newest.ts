@@ -2,14 +2,14 @@
 // return their newest record. The list's order is not specified, so each status's list is read from both ends
 // towards the middle (where any time order puts its newest job first or last) within the request budget; a list that
 // fits the budget is read whole, so the answer is exact there. Nothing is stored.
-import { LIST_PAGE_SIZE, ListWalk, readListPage } from '../../src/client';
+import { contradictsTotal, LIST_PAGE_SIZE, ListWalk, readListPage } from '../../src/client';
 import { listedJob, pageRequest, type DueJob, type ListRequest, type PolledStatus } from './list';
 
 interface StatusWalk {
 	status: PolledStatus;
 	/** undefined until the first page arrives. */
 	walk: ListWalk | undefined;
-	/** The list answered with something that is not a list. */
+	/** The list answered with something that is not a list, or contradicts its own total. */
 	refused: boolean;
 }
 
@@ -45,8 +45,8 @@ export class NewestJobSearch {
 		this.requests++;
 		const list = this.lists.find((candidate) => candidate.status === request.status);
 		if (!list) return;
-		const page = readListPage(answer);
-		if (!page) {
+		const page = readListPage(answer, request);
+		if (!page || contradictsTotal(request, page)) {
 			list.refused = true;
 			return;
 		}

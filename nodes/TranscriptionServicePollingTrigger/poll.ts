@@ -95,6 +95,13 @@ async function pollOnce(
 		session.apply(request, answer.body, answer.serviceNowMs);
 	}
 	const outcome = session.finish();
+	if (firstActivation && outcome.unreadable.length > 0) {
+		throw new NodeOperationError(
+			context.getNode(),
+			`The service's list of ${outcome.unreadable.join(' and ')} jobs is not a valid list answer`,
+			{ description: outcome.notes.join('\n') },
+		);
+	}
 	staticData.poll = outcome.state;
 
 	const name = context.getNode().name;

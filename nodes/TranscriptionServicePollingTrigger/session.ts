@@ -44,6 +44,8 @@ export interface PollOutcome {
 	searching: PolledStatus[];
 	/** Every job the service counts in a selected status is accounted for (nothing searched, nothing left over). */
 	settled: boolean;
+	/** Statuses whose list answered this poll with something that is not a usable list. */
+	unreadable: PolledStatus[];
 	/** Things worth a log line: odd answers, discarded state, counts that could not be explained. */
 	notes: string[];
 }
@@ -165,6 +167,7 @@ export class PollSession {
 			deferred: due.length - emit.length,
 			settled,
 			searching: this.parts.filter((part) => part.state?.scan).map((part) => part.status),
+			unreadable: this.parts.filter((part) => part.unreadable).map((part) => part.status),
 			notes: this.notes,
 		};
 	}

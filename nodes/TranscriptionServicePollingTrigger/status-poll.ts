@@ -9,7 +9,13 @@
 //   while the list grows: a job not read yet can only move further from the ends.
 // - At the first activation, jobs dated within ±ZONE of the service's clock may be from before or after it; the count
 //   decides (the ambiguous jobs; resolveCompletePass).
-import { ListWalk, readListPage, type ListEnd, type ListPage } from '../../src/client';
+import {
+	contradictsTotal,
+	ListWalk,
+	readListPage,
+	type ListEnd,
+	type ListPage,
+} from '../../src/client';
 import type { Ledger } from './ledger';
 import { listedJob, pageRequest, type DueJob, type ListRequest, type PolledStatus } from './list';
 import { MAX_AMBIGUOUS, newScan, type ScanState, type StatusState } from './state';
@@ -38,6 +44,11 @@ export class StatusPoll {
 	searching = false;
 	/** The search's walk over the list this poll, on the stored scan's position. */
 	private walk: ListWalk | undefined;
+	/**
+	 * An answer of this poll was not a usable list: what this status knows stays as it was (its count, its search,
+	 * and — since the status is not settled — the cutoff), as after a failed request, and the next poll reads it again.
+	 */
+	unreadable = false;
 
 	constructor(
 		readonly status: PolledStatus,
@@ -63,7 +74,13 @@ export class StatusPoll {
 
 	/** Every job the service counts in this status is accounted for. */
 	isSettled(): boolean {
-		return this.firstPageRead && !!this.state && !this.state.scan && this.total <= this.state.known;
+		return (
+			this.firstPageRead &&
+			!this.unreadable &&
+			!!this.state &&
+			!this.state.scan &&
+			this.total <= this.state.known
+		);
 	}
 
 	/** A search that has read the whole list concludes without a request. */
@@ -87,16 +104,26 @@ export class StatusPoll {
 		return pageRequest(this.status, read);
 	}
 
-	/** The answer to `request`, as received. */
+	/** The answer to `request`, as received (the rules of a list answer: src/client/pagination.ts, ListPage). */
 	apply(request: ListRequest, answer: unknown, clock: PageClock): void {
-		const page = readListPage(answer);
-		if (!page) {
+		const page = readListPage(answer, request);
+		if (!page || contradictsTotal(request, page)) {
 			this.note(
-				`status=${this.status}: the list answer has no valid total or items; stopped reading it`,
+				`status=${this.status}: the answer at cursor ${request.cursor} is ${
+					page
+						? `a page of ${page.items.length} job(s) that contradicts its total of ${page.total}`
+						: 'not a list (no items array or no count total)'
+				}; nothing of this status moves until a poll reads a valid answer`,
 			);
+			this.unreadable = true;
 			this.firstPageRead = true;
 			this.searching = false;
 			return;
+		}
+		if (page.dropped > 0) {
+			this.note(
+				`status=${this.status}: the answer at cursor ${request.cursor} held ${page.items.length + page.dropped} jobs for a limit of ${request.limit}; only the first ${request.limit} were read`,
+			);
 		}
 		if (request.kind === 'first_page') this.applyFirstPage(page.items, page.total, clock);
 		else this.applySearchPage(request, request.kind, page);

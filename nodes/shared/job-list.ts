@@ -31,8 +31,13 @@ export async function requestListPage(
 }
 
 /** The page of an answer a node cannot go on without: anything but a list answer fails with invalid_list_answer. */
-export function requireListPage(node: INode, answer: ListAnswer, itemIndex?: number): ListPage {
-	const page = readListPage(answer.body);
+export function requireListPage(
+	node: INode,
+	answer: ListAnswer,
+	query: ListQuery,
+	itemIndex?: number,
+): ListPage {
+	const page = readListPage(answer.body, query);
 	if (page) return page;
 	throw operationError(node, {
 		code: 'invalid_list_answer',

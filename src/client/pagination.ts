@@ -26,28 +26,46 @@ export interface ListRead extends ListQuery {
 }
 
 /**
- * An answer read as a page: `items` must be an array and `total` a count, or the answer is not a page; `links.next`
- * counts only when it names a cursor that is a count.
+ * An answer read as a page. The rules, the same for every reader:
+ * - `items` must be an array and `total` a count, or the answer is not a page (a reader leaves what it knows as it
+ *   was, as for a failed request);
+ * - items beyond the `limit` asked for are dropped (`dropped` counts them): the page is the first `limit`, and the
+ *   positions after it are read by a later page, so a service that ignores `limit` cannot make a reader hold more
+ *   than a page;
+ * - `links.next` counts only when it names a cursor that is a count.
+ * A reader that counts on `total` also refuses a page that contradicts it (contradictsTotal).
  */
 export interface ListPage {
 	items: unknown[];
 	total: number;
 	/** The cursor links.next names; undefined when there is no next page. */
 	nextCursor: number | undefined;
+	/** Items the answer held beyond the limit asked for. */
+	dropped: number;
 }
 
-/** An answer of GET /transcriptions as a page, or undefined when it is not a list answer. */
-export function readListPage(body: unknown): ListPage | undefined {
+/** The answer to `query` as a page, or undefined when it is not a list answer. */
+export function readListPage(body: unknown, query: ListQuery): ListPage | undefined {
 	if (typeof body !== 'object' || body === null) return undefined;
 	const { items, total, links } = body as { items?: unknown; total?: unknown; links?: unknown };
 	if (!Array.isArray(items) || !isCount(total)) return undefined;
 	const next =
 		typeof links === 'object' && links !== null ? (links as { next?: unknown }).next : null;
 	return {
-		items,
+		items: items.length > query.limit ? items.slice(0, query.limit) : items,
 		total,
 		nextCursor: typeof next === 'string' && next !== '' ? cursorOf(next) : undefined,
+		dropped: Math.max(0, items.length - query.limit),
 	};
+}
+
+/**
+ * Whether a page contradicts its own `total`: it lists jobs at positions the total says do not exist. Which of the two
+ * is wrong is unknown, so a reader that counts on `total` cannot use it. (A short or empty page inside the list is
+ * taken: the spec does not promise full pages; a walk stops at an empty one.)
+ */
+export function contradictsTotal(query: ListQuery, page: ListPage): boolean {
+	return (query.cursor ?? 0) + page.items.length > page.total;
 }
 
 /** How far a list has been read: [0, front) and its last `back` positions, of `total` when last answered. */

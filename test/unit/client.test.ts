@@ -1,6 +1,7 @@
 import { OPERATIONS } from '../../src/api';
 import {
 	backoffDelay,
+	contradictsTotal,
 	decideRetry,
 	DEFAULT_RETRY_POLICY,
 	derivedIdempotencyKey,
@@ -350,7 +351,7 @@ describe('retry scope: a call that is not idempotent is repeated only when it ne
 describe('ListWalk: paging GET /transcriptions (spec 4.5)', () => {
 	const link = (cursor: number) => `/api/v1/transcriptions?limit=100&cursor=${cursor}`;
 	const page = (next: string | null, items: unknown[] = [{}], total = 1000) =>
-		readListPage({ items, total, links: { self: link(0), next, prev: null } })!;
+		readListPage({ items, total, links: { self: link(0), next, prev: null } }, { limit: 100 })!;
 
 	describe('from the start, as links.next hands the pages on (Get Many, the Job list search)', () => {
 		it('follows links.next and ends at a null link', () => {
@@ -415,7 +416,7 @@ describe('ListWalk: paging GET /transcriptions (spec 4.5)', () => {
 			const reads: Array<[string, number, number]> = [];
 			for (let read = walk.next(); read; read = walk.next()) {
 				reads.push([read.end, read.cursor ?? 0, read.limit]);
-				walk.record(read, readListPage({ items: items(read.limit), total: 450 })!);
+				walk.record(read, readListPage({ items: items(read.limit), total: 450 }, read)!);
 			}
 			expect(reads).toEqual([
 				['back', 350, 100],
@@ -432,7 +433,7 @@ describe('ListWalk: paging GET /transcriptions (spec 4.5)', () => {
 				{ front: 100, back: 0, total: 450 },
 			);
 			const read = walk.next()!;
-			walk.record(read, readListPage({ items: items(100), total: 451 })!);
+			walk.record(read, readListPage({ items: items(100), total: 451 }, read)!);
 			expect(walk.position).toEqual({ front: 100, back: 0, total: 451 });
 		});
 
@@ -444,24 +445,51 @@ describe('ListWalk: paging GET /transcriptions (spec 4.5)', () => {
 			// Both ends read as far: the front goes first.
 			const front = empty.next()!;
 			expect(front.end).toBe('front');
-			empty.record(front, readListPage({ items: [], total: 450 })!);
+			empty.record(front, readListPage({ items: [], total: 450 }, front)!);
 			expect(empty.stop).toEqual({ reason: 'empty_page', cursor: 100 });
 
 			const shrunk = new ListWalk(
 				{ from: 'both_ends', maxPages: 10 },
 				{ front: 100, back: 0, total: 450 },
 			);
-			shrunk.record(shrunk.next()!, readListPage({ items: items(100), total: 300 })!);
+			const read = shrunk.next()!;
+			shrunk.record(read, readListPage({ items: items(100), total: 300 }, read)!);
 			expect(shrunk.stop).toEqual({ reason: 'shrank', from: 450, to: 300 });
 			expect(shrunk.next()).toBeUndefined();
 		});
 	});
 
-	it('an answer without an items array or a count total is not a page', () => {
-		expect(readListPage({ total: 3 })).toBeUndefined();
-		expect(readListPage({ items: 'nope', total: 1 })).toBeUndefined();
-		expect(readListPage({ items: [], total: -1 })).toBeUndefined();
-		expect(readListPage('<html>')).toBeUndefined();
+	describe('reading an answer', () => {
+		const query = { limit: 100, cursor: 200 };
+
+		it('an answer without an items array or a count total is not a page', () => {
+			expect(readListPage({ total: 3 }, query)).toBeUndefined();
+			expect(readListPage({ items: 'nope', total: 1 }, query)).toBeUndefined();
+			expect(readListPage({ items: [], total: -1 }, query)).toBeUndefined();
+			expect(readListPage({ items: [], total: 1.5 }, query)).toBeUndefined();
+			expect(readListPage('<html>', query)).toBeUndefined();
+		});
+
+		it('more items than the limit asked for: the first `limit`, the rest counted as dropped', () => {
+			const jobs = Array.from({ length: 250 }, (_, index) => ({ job_id: `job_${index}` }));
+			const page = readListPage({ items: jobs, total: 1000 }, query)!;
+			expect(page.items).toEqual(jobs.slice(0, 100));
+			expect(page.dropped).toBe(150);
+		});
+
+		it('a page that contradicts its total: jobs listed past it', () => {
+			const items = (count: number) => Array.from({ length: count }, () => ({}));
+			const judge = (count: number, total: number) =>
+				contradictsTotal(query, readListPage({ items: items(count), total }, query)!);
+			expect(judge(100, 1000)).toBe(false);
+			expect(judge(30, 230)).toBe(false);
+			expect(judge(0, 200)).toBe(false);
+			// A short or empty page inside the list is taken: the spec does not promise full pages.
+			expect(judge(40, 1000)).toBe(false);
+			expect(judge(0, 201)).toBe(false);
+			expect(judge(31, 230)).toBe(true);
+			expect(judge(1, 0)).toBe(true);
+		});
 	});
 });
 

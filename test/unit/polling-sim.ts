@@ -39,6 +39,9 @@ export class SimService {
 	beforeRequest: ((request: ListRequest, index: number) => void) | undefined;
 	/** Without Date headers the trigger falls back on its own clock. */
 	sendsDate = true;
+	/** An answer given in the list's place (a proxy garbling it); undefined keeps the list's own answer. */
+	replaceAnswer:
+		((request: ListRequest, page: { items: unknown[]; total: number }) => unknown) | undefined;
 	private counter = 0;
 	/** Bumped by every change, so an unchanged list is not sorted again for every page. */
 	private version = 0;
@@ -219,7 +222,7 @@ export class SimTrigger {
 			}
 			made.push(request);
 			const page = this.service.list(request);
-			session.apply(request, page, page.dateMs);
+			session.apply(request, this.service.replaceAnswer?.(request, page) ?? page, page.dateMs);
 		}
 		const outcome = session.finish();
 		this.memory = clone(outcome.state);

@@ -423,6 +423,107 @@ describe('a service that lists a job in its state late', () => {
 	});
 });
 
+describe.each(SIM_ORDERS)('answers that are not a usable list (order %s)', (order) => {
+	/** A service whose `failed` list has 150 jobs, a trigger on completed and failed, then one job that fails. */
+	function failedBehindGarbledList() {
+		const service = new SimService(order);
+		for (const job of service.create(150)) service.finish(job, 'failed');
+		service.advance(MINUTE);
+		const trigger = new SimTrigger(service);
+		trigger.activate();
+		const [failed] = service.create(1);
+		service.advance(MINUTE);
+		service.finish(failed, 'failed');
+		return { service, trigger, failed };
+	}
+
+	/** Completed jobs keep being emitted, one a minute, for longer than the overlap. */
+	function completeOneAMinute(service: SimService, trigger: SimTrigger, minutes: number) {
+		const completed: SimJob[] = [];
+		const notes: string[] = [];
+		for (let minute = 0; minute < minutes; minute++) {
+			const [job] = service.create(1);
+			service.advance(MINUTE);
+			service.finish(job, 'completed');
+			completed.push(job);
+			const run = trigger.poll();
+			expect(run.emit.map((due) => due.job_id)).toEqual([job.job_id]);
+			notes.push(...run.notes);
+		}
+		return { completed, notes };
+	}
+
+	test('a 200 without items for longer than the overlap: the status stays unsettled, its job is emitted once after', () => {
+		const { service, trigger, failed } = failedBehindGarbledList();
+		const before = clone((trigger.memory as PollState).statuses.failed);
+		service.replaceAnswer = (request) =>
+			request.status === 'failed' ? { total: 151, links: {} } : undefined;
+		const garbled = completeOneAMinute(service, trigger, OVERLAP_MS / MINUTE + 5);
+		expect(garbled.notes.filter((note) => note.startsWith('status=failed'))).toEqual(
+			Array(OVERLAP_MS / MINUTE + 5).fill(
+				'status=failed: the answer at cursor 0 is not a list (no items array or no count total); nothing of this status moves until a poll reads a valid answer',
+			),
+		);
+		expect((trigger.memory as PollState).statuses.failed).toEqual(before);
+
+		service.replaceAnswer = undefined;
+		service.advance(MINUTE);
+		trigger.pollUntilSettled();
+		expect(sorted(trigger.emittedKeys())).toEqual(
+			sorted([...keys(garbled.completed, 'completed'), `failed:${failed.job_id}`]),
+		);
+	});
+
+	test('a page that contradicts its total (a job listed where the total says none is): treated the same', () => {
+		const { service, trigger, failed } = failedBehindGarbledList();
+		service.replaceAnswer = (request, page) =>
+			request.status === 'failed'
+				? {
+						items: page.items.filter((job) => (job as SimJob).job_id !== failed.job_id).slice(0, 1),
+						total: 0,
+					}
+				: undefined;
+		const garbled = completeOneAMinute(service, trigger, OVERLAP_MS / MINUTE + 5);
+		expect(garbled.notes).toContain(
+			'status=failed: the answer at cursor 0 is a page of 1 job(s) that contradicts its total of 0; nothing of this status moves until a poll reads a valid answer',
+		);
+		expect((trigger.memory as PollState).statuses.failed?.known).toBe(150);
+
+		service.replaceAnswer = undefined;
+		service.advance(MINUTE);
+		trigger.pollUntilSettled();
+		expect(sorted(trigger.emittedKeys())).toEqual(
+			sorted([...keys(garbled.completed, 'completed'), `failed:${failed.job_id}`]),
+		);
+	});
+
+	test('a garbled page in the middle of a search: the search goes on from where it was at the next poll', () => {
+		const service = new SimService(order);
+		for (const job of service.create(900)) service.finish(job, 'completed');
+		service.advance(MINUTE);
+		const trigger = new SimTrigger(service, { statuses: ['completed'], maxRequests: 4 });
+		trigger.activate();
+		const [longJob] = service.create(1);
+		const newer = service.create(300);
+		for (const job of newer) service.finish(job, 'completed');
+		service.advance(MINUTE);
+		service.finish(longJob, 'completed');
+		let answers = 0;
+		service.replaceAnswer = (request) =>
+			request.kind !== 'first_page' && ++answers % 3 === 0
+				? { items: null, total: null }
+				: undefined;
+		for (let poll = 0; poll < 30; poll++) {
+			service.advance(MINUTE);
+			trigger.poll();
+		}
+		service.replaceAnswer = undefined;
+		trigger.pollUntilSettled();
+		expect(sorted(trigger.emittedKeys())).toEqual(sorted(keys([longJob, ...newer], 'completed')));
+		expect(new Set(trigger.emittedKeys()).size).toBe(trigger.emitted.length);
+	});
+});
+
 describe('stored state', () => {
 	test('another account (the credential changed) starts from now', () => {
 		const service = new SimService();

@@ -47,7 +47,7 @@ export async function searchJobs(
 	const found: PublicTranscriptionResponse[] = [];
 	for (let read = walk.next(); read; read = walk.next()) {
 		const answer = await requestListPage(client, read, { timeoutMs: EDITOR_TIMEOUT_MS });
-		const page = requireListPage(this.getNode(), answer);
+		const page = requireListPage(this.getNode(), answer, read);
 		walk.record(read, page);
 		const jobs = page.items as PublicTranscriptionResponse[];
 		found.push(...jobs.filter((job) => matchesSearch(job, terms)));

@@ -74,7 +74,7 @@ export async function execute(
 	const jobs: IDataObject[] = [];
 	for (let read = walk.next(); read; read = walk.next()) {
 		const answer = await requestListPage(client, read, { itemIndex });
-		const page = requireListPage(this.getNode(), answer, itemIndex);
+		const page = requireListPage(this.getNode(), answer, read, itemIndex);
 		walk.record(read, page);
 		jobs.push(...(page.items as IDataObject[]));
 	}
