@@ -10,6 +10,7 @@ import {
 	type IPollFunctions,
 } from 'n8n-workflow';
 
+import type { PublicAccountResponse } from '../../src/api';
 import type { ArtifactFormat } from '../../src/artifacts';
 import { DEFAULT_RETRY_POLICY } from '../../src/client';
 import { itemErrorOf } from '../shared/errors';
@@ -21,6 +22,7 @@ import { jobItems, type ArtifactDownload } from './items';
 import { POLLED_STATUSES, type PolledStatus } from './list';
 import { NewestJobSearch } from './newest';
 import { PollSession } from './session';
+import { storedAccount } from './state';
 
 /** A poll waits out a short rate-limit window; a longer one ends the poll, and the next one goes on from there. */
 const POLL_RETRY_POLICY = { ...DEFAULT_RETRY_POLICY, maxRateLimitWaitMs: 20_000 };
@@ -68,14 +70,31 @@ async function pollOnce(
 	settings: Settings,
 ): Promise<INodeExecutionData[][] | null> {
 	const staticData = context.getWorkflowStaticData('node');
+	const name = context.getNode().name;
 	const { accountKey } = await client.serviceSettings();
+	const credential = createHash('sha256').update(accountKey).digest('hex').slice(0, 16);
+	// Asked only when the credential changed (a new key, a Base URL spelt differently) or no state names the account.
+	let account = storedAccount(staticData.poll, credential);
+	if (account === undefined) {
+		try {
+			account = await accountId(context, client);
+		} catch (error) {
+			// A key that fails (revoked, not yet valid) leaves the state as it is, for a working key of the account.
+			if (staticData.poll === undefined || !isTransient(error)) throw asNodeError(context, error);
+			context.logger.warn(
+				`${name}: could not read the credential's account (${(error as Error).message}); the next poll tries again`,
+			);
+			return null;
+		}
+	}
 	const session = new PollSession(
 		staticData.poll,
 		{
 			statuses: settings.statuses,
 			maxRequests: settings.maxRequests,
 			maxItems: settings.artifact.download ? MAX_ITEMS_WITH_ARTIFACT : MAX_ITEMS,
-			account: createHash('sha256').update(accountKey).digest('hex').slice(0, 16),
+			account,
+			credential,
 		},
 		Date.now(),
 	);
@@ -104,7 +123,6 @@ async function pollOnce(
 	}
 	staticData.poll = outcome.state;
 
-	const name = context.getNode().name;
 	for (const note of outcome.notes) context.logger.warn(`${name}: ${note}`);
 	if (stoppedBy) {
 		context.logger.warn(
@@ -133,6 +151,23 @@ async function fetchTestEvent(
 	const newest = search.newest();
 	if (!newest) return null;
 	return [await jobItems(context, [newest], settings.artifact, Date.now())];
+}
+
+/** account_id of GET /account (spec 4.1): who the credential's key belongs to. */
+async function accountId(
+	context: IPollFunctions,
+	client: TranscriptionServiceClient,
+): Promise<string> {
+	const { body } = await client.request<Partial<PublicAccountResponse> | undefined>({
+		operation: 'getAccount',
+	});
+	const id = body?.account_id;
+	if (typeof id === 'string' && id !== '') return id;
+	throw new NodeOperationError(
+		context.getNode(),
+		'The service answered GET /account without an account_id',
+		{ description: 'The Polling Trigger keys what it has emitted by the account (spec 4.1).' },
+	);
 }
 
 function asNodeError(context: IPollFunctions, error: unknown): NodeApiError | NodeOperationError {

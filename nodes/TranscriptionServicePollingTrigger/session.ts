@@ -28,8 +28,10 @@ export interface PollSettings {
 	maxRequests: number;
 	/** Jobs one poll may emit; the rest are emitted by the next polls. */
 	maxItems: number;
-	/** Which account the state belongs to (a fingerprint); a different one starts over. */
+	/** The account polled (account_id): a state of another account is not carried on. */
 	account: string;
+	/** The credential's fingerprint (Base URL and API key), stored so the next poll knows the account without asking. */
+	credential: string;
 }
 
 export interface PollOutcome {
@@ -75,11 +77,22 @@ export class PollSession {
 		if (stored !== undefined && stored !== null && !parsed) {
 			this.note('the stored poll state was unreadable: starting from now');
 		}
-		if (parsed && parsed.account !== settings.account) {
-			this.note('the credential now points at another account: starting from now');
+		// A state written by version 1 names only its credential: that credential's account is the one polled now.
+		const ours =
+			parsed &&
+			(parsed.account === undefined
+				? parsed.credential === settings.credential
+				: parsed.account === settings.account);
+		if (parsed && !ours) {
+			this.note(
+				parsed.account === undefined
+					? 'the credential changed since the stored state was written, and that state does not say which account it was of: starting from now'
+					: 'the credential now points at another account: starting from now',
+			);
 		}
-		this.state =
-			parsed && parsed.account === settings.account ? parsed : newState(settings.account);
+		this.state = ours ? parsed : newState(settings.account, settings.credential);
+		this.state.account = settings.account;
+		this.state.credential = settings.credential;
 		const note = (text: string) => this.note(text);
 		this.ledger = new Ledger(this.state, note);
 		this.parts = settings.statuses.map(

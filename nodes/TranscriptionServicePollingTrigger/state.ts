@@ -1,9 +1,11 @@
-// What the Polling Trigger stores in the node's static data between polls, and the parser that reads it back. Static
-// data is user-editable JSON: anything unexpected means "start from now", never a guess.
+// What the Polling Trigger stores in the node's static data between polls, and the parser that reads it back (and
+// migrates what an earlier version wrote). Static data is user-editable JSON: anything unexpected means "start from
+// now", never a guess.
 import type { ListPosition } from '../../src/client';
 import { isPolledStatus, type PolledStatus } from './list';
 
-const STATE_VERSION = 1;
+/** 2: the state names its account (account_id) and the credential last seen to belong to it. */
+const STATE_VERSION = 2;
 
 /**
  * Accounted jobs kept to make the overlap exact (about 45 bytes each in static data). A poll keeps the jobs emitted
@@ -47,7 +49,17 @@ export interface ScanState extends ListPosition {
 
 export interface PollState {
 	version: typeof STATE_VERSION;
-	account: string;
+	/**
+	 * The account the state belongs to: account_id from GET /account (spec 4.1). A new API key or a differently spelt
+	 * Base URL for the same account carries on from here. Undefined in a state written by version 1, which knew only
+	 * its credential: the first poll with that credential fills it in.
+	 */
+	account: string | undefined;
+	/**
+	 * The credential (Base URL and API key, as a fingerprint) last seen to belong to `account`: while it stays the same,
+	 * a poll knows the account without asking.
+	 */
+	credential: string;
 	statuses: Partial<Record<PolledStatus, StatusState>>;
 	/** updated_at (ms) of the latest emitted job, never beyond the service's clock. */
 	latest: number;
@@ -66,10 +78,11 @@ export interface PollState {
 }
 
 /** The state of an account the trigger has not polled yet. */
-export function newState(account: string): PollState {
+export function newState(account: string, credential: string): PollState {
 	return {
 		version: STATE_VERSION,
 		account,
+		credential,
 		statuses: {},
 		latest: 0,
 		watermark: 0,
@@ -95,10 +108,22 @@ export function newScan(front: number, total: number): ScanState {
 	};
 }
 
+/**
+ * The account the stored state says `credential` belongs to, without reading the rest; undefined when it does not say
+ * (no state, another credential, a state written by version 1).
+ */
+export function storedAccount(stored: unknown, credential: string): string | undefined {
+	if (typeof stored !== 'object' || stored === null) return undefined;
+	const { version, account, credential: storedCredential } = stored as Record<string, unknown>;
+	if (version !== STATE_VERSION || storedCredential !== credential) return undefined;
+	return typeof account === 'string' && account !== '' ? account : undefined;
+}
+
 export function parseState(stored: unknown): PollState | undefined {
 	if (typeof stored !== 'object' || stored === null) return undefined;
 	const value = stored as Record<string, unknown>;
-	if (value.version !== STATE_VERSION || typeof value.account !== 'string') return undefined;
+	const identity = parseIdentity(value);
+	if (!identity) return undefined;
 	if (!isTime(value.latest) || !isTime(value.watermark) || !isTime(value.floor)) return undefined;
 	if (!isCount(value.turn)) return undefined;
 	if (typeof value.statuses !== 'object' || value.statuses === null) return undefined;
@@ -125,7 +150,7 @@ export function parseState(stored: unknown): PollState | undefined {
 	}
 	return {
 		version: STATE_VERSION,
-		account: value.account,
+		...identity,
 		statuses,
 		latest: value.latest,
 		watermark: value.watermark,
@@ -133,6 +158,21 @@ export function parseState(stored: unknown): PollState | undefined {
 		turn: value.turn,
 		recent,
 	};
+}
+
+/**
+ * Whose state this is. Version 1 keyed its state by `account`, a fingerprint of the credential (the same fingerprint
+ * as `credential` now): it migrates as a state of that credential whose account is not known yet.
+ */
+function parseIdentity(
+	value: Record<string, unknown>,
+): Pick<PollState, 'account' | 'credential'> | undefined {
+	const { version, account, credential } = value;
+	if (version === 1 && typeof account === 'string')
+		return { account: undefined, credential: account };
+	if (version !== STATE_VERSION || typeof credential !== 'string') return undefined;
+	if (typeof account !== 'string' || account === '') return undefined;
+	return { account, credential };
 }
 
 function parseStatusState(entry: unknown): StatusState | undefined {

@@ -1,13 +1,16 @@
 // The Transcription Service Polling Trigger under faults (issue 17), its real poll() in n8n-core's PollContext against
-// the sandbox, behind a proxy that can answer in the sandbox's place: garbled list answers. Each job that reaches a
+// the sandbox, behind a proxy that can answer in the sandbox's place: garbled list answers, a key revoked for a while
+// and replaced, the Base URL spelt differently, another account, a state written by version 1. Each job that reaches a
 // selected state is emitted exactly once, whatever the fault and however long it lasts.
+import { createHash } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 
-import type { INodeExecutionData } from 'n8n-workflow';
+import type { IDataObject, INodeExecutionData } from 'n8n-workflow';
 
 import { GENEROUS_LIMITS } from '../sandbox/helpers';
 import { startRecordingProxy, type ProxyReply, type RecordingProxy } from './harness';
-import { PollingTriggerUnderTest } from './polling-harness';
+import type { PollState } from '../../nodes/TranscriptionServicePollingTrigger/state';
+import { POLLING_NODE_NAME, PollingTriggerUnderTest } from './polling-harness';
 import { useEngineSandbox } from './setup';
 
 const env = useEngineSandbox({ rateLimits: GENEROUS_LIMITS });
@@ -104,5 +107,123 @@ describe('garbled list answers (issue 17 defect 5)', () => {
 			"The service's list of failed jobs is not a valid list answer",
 		);
 		expect(trigger.storedState()).toBeUndefined();
+	});
+});
+
+describe('the credential changes (issue 17 defect 6)', () => {
+	/** A recording proxy in front of the sandbox: each one is another spelling of the Base URL. */
+	const passThrough = () => proxyAnswering(() => undefined);
+	const accountReads = (proxy: RecordingProxy) =>
+		proxy.exchanges.filter((exchange) => exchange.url === '/api/v1/account').length;
+
+	test('a key revoked for a while, then a new key of the same account: the jobs that ended meanwhile are emitted once', async () => {
+		const { accountId, key } = await env.newAccount();
+		const proxy = await passThrough();
+		const trigger = await PollingTriggerUnderTest.start({
+			credentials: { apiKey: key, baseUrl: proxy.baseUrl },
+		});
+		await trigger.activate();
+		await env.admin.advanceClock(5);
+		const before = await env.liveJob(key);
+		await env.admin.completeJob(before);
+		expect(jobIds((await trigger.poll()) ?? [])).toEqual([before]);
+		expect(await trigger.poll()).toBeNull();
+		// The account is read once, at the activation; polls with the same credential do not ask again.
+		expect(accountReads(proxy)).toBe(1);
+
+		const { key: newKey } = await env.admin.createKey({ account_id: accountId });
+		await env.admin.revokeKey(key);
+		const duringOutage: string[] = [];
+		for (let minute = 0; minute <= OVERLAP_MINUTES + 2; minute++) {
+			const job = await env.liveJob(newKey);
+			if (minute % 3 === 0) await env.admin.failJob(job);
+			else await env.admin.completeJob(job);
+			duringOutage.push(job);
+			await env.admin.advanceClock(MINUTE_SECONDS);
+			expect(await trigger.poll()).toBeNull();
+		}
+		expect(trigger.errors).toHaveLength(OVERLAP_MINUTES + 3);
+		expect(trigger.errors[0]).toMatchObject({
+			context: { itemError: { code: 'invalid_api_key', http_status: 401 } },
+		});
+
+		trigger.editCredentials({ apiKey: newKey, baseUrl: proxy.baseUrl });
+		await env.admin.advanceClock(MINUTE_SECONDS);
+		expect(sorted(jobIds((await trigger.poll()) ?? []))).toEqual(sorted(duringOutage));
+		expect(await trigger.poll()).toBeNull();
+		expect(sorted(jobIds(trigger.items()))).toEqual(sorted([before, ...duringOutage]));
+		// One more read of the account, for the new key only.
+		expect(accountReads(proxy)).toBe(2);
+		expect(trigger.storedState()).toMatchObject({ account: accountId });
+	});
+
+	test('the Base URL spelt differently (another address of the same service): carries on', async () => {
+		const { accountId, key } = await env.newAccount();
+		const [first, second] = [await passThrough(), await passThrough()];
+		const trigger = await PollingTriggerUnderTest.start({
+			credentials: { apiKey: key, baseUrl: first.baseUrl },
+		});
+		await trigger.activate();
+		await env.admin.advanceClock(5);
+		const job = await env.liveJob(key);
+		await env.admin.completeJob(job);
+
+		trigger.editCredentials({ apiKey: key, baseUrl: `${second.baseUrl}/` });
+		await env.admin.advanceClock(MINUTE_SECONDS);
+		expect(jobIds((await trigger.poll()) ?? [])).toEqual([job]);
+		expect(accountReads(second)).toBe(1);
+		expect(trigger.storedState()).toMatchObject({ account: accountId });
+	});
+
+	test('a key of another account starts from now: that account’s finished jobs are not emitted, its next ones are', async () => {
+		const { key } = await env.newAccount();
+		const other = await env.newAccount();
+		const proxy = await passThrough();
+		const trigger = await PollingTriggerUnderTest.start({
+			credentials: { apiKey: key, baseUrl: proxy.baseUrl },
+		});
+		await trigger.activate();
+		await env.admin.advanceClock(5);
+		const earlier = await env.liveJob(other.key);
+		await env.admin.completeJob(earlier);
+		await env.admin.advanceClock(MINUTE_SECONDS);
+
+		trigger.editCredentials({ apiKey: other.key, baseUrl: proxy.baseUrl });
+		expect(await trigger.poll()).toBeNull();
+		await env.admin.advanceClock(5);
+		const later = await env.liveJob(other.key);
+		await env.admin.completeJob(later);
+		expect(jobIds((await trigger.poll()) ?? [])).toEqual([later]);
+		expect(trigger.storedState()).toMatchObject({ account: other.accountId });
+	});
+
+	test('a state written by version 1 (keyed by a fingerprint of Base URL and key) carries on, and learns its account', async () => {
+		const { accountId, key } = await env.newAccount();
+		const proxy = await passThrough();
+		const trigger = await PollingTriggerUnderTest.start({
+			credentials: { apiKey: key, baseUrl: proxy.baseUrl },
+		});
+		await trigger.activate();
+		const rest: Partial<PollState> = { ...trigger.storedState() };
+		delete rest.account;
+		delete rest.credential;
+		// What 05a2b4f stored: version 1, `account` = sha256("<Base URL>|<sha256(key), 16 hex>"), 16 hex.
+		const keyFingerprint = createHash('sha256').update(key).digest('hex').slice(0, 16);
+		const versionOne = {
+			...rest,
+			version: 1,
+			account: createHash('sha256')
+				.update(`${proxy.baseUrl}|${keyFingerprint}`)
+				.digest('hex')
+				.slice(0, 16),
+		};
+		(trigger.storedStaticData[`node:${POLLING_NODE_NAME}`] as IDataObject).poll = versionOne;
+		await env.admin.advanceClock(5);
+		const job = await env.liveJob(key);
+		await env.admin.completeJob(job);
+
+		await env.admin.advanceClock(MINUTE_SECONDS);
+		expect(jobIds((await trigger.restart()) ?? [])).toEqual([job]);
+		expect(trigger.storedState()).toMatchObject({ version: 2, account: accountId });
 	});
 });

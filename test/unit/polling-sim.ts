@@ -163,6 +163,7 @@ export interface TriggerOptions {
 	maxRequests?: number;
 	maxItems?: number;
 	account?: string;
+	credential?: string;
 }
 
 /** The trigger as n8n runs it: state in memory between polls, saved when a poll emits and after an activation. */
@@ -189,7 +190,8 @@ export class SimTrigger {
 			statuses: this.options.statuses ?? ['completed', 'failed'],
 			maxRequests: this.options.maxRequests ?? 10,
 			maxItems: this.options.maxItems ?? 100,
-			account: this.options.account ?? 'acct-fingerprint',
+			account: this.options.account ?? 'acct_sim',
+			credential: this.options.credential ?? 'credential-fingerprint',
 			...overrides,
 		};
 	}

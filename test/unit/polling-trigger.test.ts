@@ -539,6 +539,63 @@ describe('stored state', () => {
 		);
 	});
 
+	test('a new credential of the same account (a new API key, the Base URL spelt differently) carries on', () => {
+		const service = new SimService();
+		const trigger = new SimTrigger(service, { credential: 'key-1' });
+		trigger.activate();
+		const [job] = service.create(1);
+		service.finish(job, 'completed');
+		service.advance(MINUTE);
+		trigger.reconfigure({ credential: 'key-2' });
+		const carried = trigger.poll();
+		expect(carried.emit.map((due) => due.job_id)).toEqual([job.job_id]);
+		expect(carried.notes).toEqual([]);
+		expect(trigger.memory).toMatchObject({ version: 2, account: 'acct_sim', credential: 'key-2' });
+	});
+
+	/** The state as version 1 stored it: keyed by `account`, a fingerprint of the credential, and no account_id. */
+	function asWrittenByVersionOne(state: PollState, credential: string): unknown {
+		const written: Partial<PollState> = clone(state);
+		delete written.credential;
+		return { ...written, version: 1, account: credential };
+	}
+
+	test('a state written by version 1 carries on under the credential that wrote it, and learns its account', () => {
+		const service = new SimService();
+		const trigger = new SimTrigger(service, { credential: 'fp-1', maxRequests: 3 });
+		for (const job of service.create(500)) service.finish(job, 'completed');
+		trigger.activate();
+		const [longJob] = service.create(1);
+		for (const job of service.create(300)) service.finish(job, 'completed');
+		service.finish(longJob, 'completed');
+		trigger.poll();
+		const stored = trigger.memory as PollState;
+		expect(stored.statuses.completed?.scan).toBeDefined();
+		trigger.memory = asWrittenByVersionOne(stored, 'fp-1');
+		expect(parseState(trigger.memory)).toEqual({ ...stored, account: undefined });
+
+		trigger.pollUntilSettled();
+		expect(trigger.polls.flatMap((run) => run.notes)).toEqual([]);
+		expect(trigger.emitted).toHaveLength(301);
+		expect(new Set(trigger.emittedKeys()).size).toBe(301);
+		expect(trigger.memory).toMatchObject({ version: 2, account: 'acct_sim', credential: 'fp-1' });
+	});
+
+	test('a state written by version 1 under another credential cannot say whose it was: starts from now with a note', () => {
+		const service = new SimService();
+		const trigger = new SimTrigger(service, { credential: 'fp-1' });
+		trigger.activate();
+		trigger.memory = asWrittenByVersionOne(trigger.memory as PollState, 'fp-old');
+		const [job] = service.create(1);
+		service.finish(job, 'completed');
+		service.advance(MINUTE);
+		const moved = trigger.poll();
+		expect(moved.emit).toEqual([]);
+		expect(moved.notes).toContain(
+			'the credential changed since the stored state was written, and that state does not say which account it was of: starting from now',
+		);
+	});
+
 	test.each([
 		['not an object', 'junk'],
 		['another version', { version: 2 }],
@@ -577,6 +634,7 @@ describe('stored state', () => {
 			maxRequests: 10,
 			maxItems: 100,
 			account: 'a',
+			credential: 'c',
 		};
 	}
 });
