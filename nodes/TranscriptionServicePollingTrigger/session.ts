@@ -9,7 +9,7 @@
 import { LIST_PAGE_SIZE } from '../../src/client';
 import { Ledger } from './ledger';
 import { POLLED_STATUSES, type DueJob, type ListRequest, type PolledStatus } from './list';
-import { newState, parseState, type PollState } from './state';
+import { MAX_PENDING, newState, parseState, type PollState } from './state';
 import { StatusPoll, type PageClock } from './status-poll';
 
 /** Half-width of the first activation's ambiguous zone around the service's Date (whole seconds). */
@@ -153,8 +153,9 @@ export class PollSession {
 					(a.job_id < b.job_id ? -1 : a.job_id > b.job_id ? 1 : 0),
 			);
 		const emit = due.slice(0, this.settings.maxItems);
-		// The rest is remembered as found, so the next poll emits it without searching again.
-		for (const job of due.slice(this.settings.maxItems)) {
+		// The rest is remembered as found, so the next poll emits it without searching again; beyond the bound, the
+		// count keeps it owed and a later search finds it again.
+		for (const job of due.slice(this.settings.maxItems, this.settings.maxItems + MAX_PENDING)) {
 			const state = this.part(job.status).state;
 			if (state) (state.pending ??= []).push([job.job_id, job.updated_at]);
 		}

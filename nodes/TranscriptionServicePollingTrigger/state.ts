@@ -7,13 +7,24 @@ import { isPolledStatus, type PolledStatus } from './list';
 /** 2: the state names its account (account_id) and the credential last seen to belong to it. */
 const STATE_VERSION = 2;
 
+// Every collection stored is bounded, whatever the service answers (a page holds at most the limit asked for,
+// src/client/pagination.ts): at most RECENT_LIMIT + MAX_PENDING + 3 × MAX_AMBIGUOUS = 7,500 job entries, each its
+// job_id and a time (`recent`: id + 19 bytes of JSON; `pending`, `ambiguous`: id + 32). With the sandbox's 28-character
+// ids that is at most ~385 KB of static data, with ids of the longest the pack accepts (256) ~2.1 MB; in practice the
+// state holds what was emitted within the overlap (test/engine/polling-trigger-faults.test.ts measures it).
+
 /**
- * Accounted jobs kept to make the overlap exact (about 45 bytes each in static data). A poll keeps the jobs emitted
- * within OVERLAP_MS of the latest, plus, while a search or a backlog goes on, every job emitted since it began;
- * beyond this the cutoff rises above the oldest ones.
+ * Accounted jobs kept to make the overlap exact. A poll keeps the jobs emitted within OVERLAP_MS of the latest, plus,
+ * while a search or a backlog goes on, every job emitted since it began; beyond this the cutoff rises above the
+ * oldest ones.
  */
 export const RECENT_LIMIT = 5000;
-/** Ambiguous jobs carried between polls (the jobs dated within seconds of the first activation), newest kept. */
+/**
+ * Jobs found but left for the next polls (more than one poll emits), oldest kept. The ones beyond are not lost: the
+ * count still owes them, so the cutoff stays put and a later poll's search finds them again.
+ */
+export const MAX_PENDING = 1000;
+/** Ambiguous jobs carried between polls per status (the jobs dated within seconds of the first activation), newest kept. */
 export const MAX_AMBIGUOUS = 500;
 
 export interface StatusState {

@@ -16,9 +16,10 @@ import {
 	type ListEnd,
 	type ListPage,
 } from '../../src/client';
+import { AmbiguousJobs } from './ambiguous';
 import type { Ledger } from './ledger';
 import { listedJob, pageRequest, type DueJob, type ListRequest, type PolledStatus } from './list';
-import { MAX_AMBIGUOUS, newScan, type ScanState, type StatusState } from './state';
+import { newScan, type ScanState, type StatusState } from './state';
 
 /** Passes over the whole list a search repeats when its count was not certain. */
 export const MAX_SEARCH_PASSES = 3;
@@ -38,8 +39,8 @@ export class StatusPoll {
 	total: number;
 	/** New jobs seen this poll (and the ones a previous poll left for this one). */
 	readonly found: Map<string, DueJob>;
-	/** Ambiguous jobs seen (this poll and carried): job_id → updated_at as listed. */
-	private ambiguous: Map<string, string>;
+	/** Ambiguous jobs seen (this poll and carried). */
+	private readonly ambiguous: AmbiguousJobs;
 	/** Whether to read more pages this poll. */
 	searching = false;
 	/** The search's walk over the list this poll, on the stored scan's position. */
@@ -64,7 +65,7 @@ export class StatusPoll {
 		if (state) delete state.pending;
 		this.total = state?.known ?? 0;
 		this.found = new Map(pending);
-		this.ambiguous = new Map(state?.scan?.ambiguous ?? []);
+		this.ambiguous = new AmbiguousJobs(state?.scan?.ambiguous);
 	}
 
 	/** Jobs the service counts that are neither accounted for nor found. */
@@ -131,7 +132,7 @@ export class StatusPoll {
 
 	/** What the poll stores for this status (undefined before its first page). */
 	stored(): StatusState | undefined {
-		if (this.state?.scan) this.state.scan.ambiguous = [...this.ambiguous];
+		if (this.state?.scan) this.state.scan.ambiguous = this.ambiguous.stored();
 		return this.state;
 	}
 
@@ -246,7 +247,7 @@ export class StatusPoll {
 		const pass = scan && scan.passTotal >= 0 && total > scan.passTotal ? scan : undefined;
 		if (job.updatedAtMs < state.zoneEnd) {
 			if (!this.ambiguous.has(job.job_id)) {
-				keepNewest(this.ambiguous, job);
+				this.ambiguous.add(job);
 				// An ambiguous job that joined during the pass would upset its count (only seconds after activation).
 				if (pass && job.updatedAtMs >= pass.passDate) pass.uncertain++;
 			}
@@ -288,12 +289,8 @@ export class StatusPoll {
 			this.settle();
 			return;
 		}
-		const ambiguous = [...this.ambiguous]
-			.map(([job_id, updated_at]) => ({ job_id, updated_at, updatedAtMs: Date.parse(updated_at) }))
-			.sort((a, b) => b.updatedAtMs - a.updatedAtMs || (a.job_id < b.job_id ? 1 : -1));
-		const taken = ambiguous.slice(0, unfound);
+		const taken = this.ambiguous.takeNewest(unfound);
 		for (const job of taken) this.found.set(job.job_id, { ...job, status: this.status });
-		this.ambiguous = new Map(ambiguous.slice(unfound).map((job) => [job.job_id, job.updated_at]));
 		const missing = unfound - taken.length;
 		if (missing > 0) {
 			this.note(
@@ -306,10 +303,9 @@ export class StatusPoll {
 
 	/** Owed jobs are explained: ambiguous ones seen are from before the first activation. */
 	private settle(): void {
-		for (const [id, updatedAt] of this.ambiguous) {
+		for (const [id, updatedAt] of this.ambiguous.takeAll()) {
 			this.ledger.markOld(id, this.status, Date.parse(updatedAt));
 		}
-		this.ambiguous.clear();
 		this.searching = false;
 		if (this.state) delete this.state.scan;
 	}
@@ -320,16 +316,4 @@ export class StatusPoll {
 		);
 		if (this.state) delete this.state.scan;
 	}
-}
-
-/** The resolution takes the newest ambiguous jobs: past the limit, the oldest one goes. */
-function keepNewest(ambiguous: Map<string, string>, job: DueJob): void {
-	ambiguous.set(job.job_id, job.updated_at);
-	if (ambiguous.size <= MAX_AMBIGUOUS) return;
-	let oldest: [string, number] | undefined;
-	for (const [id, updatedAt] of ambiguous) {
-		const ms = Date.parse(updatedAt);
-		if (!oldest || ms < oldest[1]) oldest = [id, ms];
-	}
-	if (oldest) ambiguous.delete(oldest[0]);
 }

@@ -227,3 +227,50 @@ describe('the credential changes (issue 17 defect 6)', () => {
 		expect(trigger.storedState()).toMatchObject({ version: 2, account: accountId });
 	});
 });
+
+describe('a service that ignores limit (issue 17 defect 7)', () => {
+	test('a first page of 200,000 jobs: static data stays under 64 KB, and every job is emitted exactly once over the following polls', async () => {
+		const { accountId, key } = await env.newAccount();
+		let hostile: ProxyReply | undefined;
+		const proxy = await proxyAnswering((incoming) => {
+			if (!hostile || listedStatus(incoming) !== 'completed') return undefined;
+			const reply = hostile;
+			hostile = undefined;
+			return reply;
+		});
+		const trigger = await PollingTriggerUnderTest.start({
+			credentials: { apiKey: key, baseUrl: proxy.baseUrl },
+		});
+		await trigger.activate();
+		await env.admin.advanceClock(5);
+		const { job_ids: jobs } = await env.admin.seedJobs({ account_id: accountId, count: 250 });
+		await env.admin.advanceClock(MINUTE_SECONDS);
+
+		// The service's own first page, followed by 199,900 more completed jobs it does not count.
+		const response = await fetch(
+			`${env.sandbox.baseUrl}/api/v1/transcriptions?limit=100&cursor=0&status=completed`,
+			{ headers: { authorization: `Bearer ${key}` } },
+		);
+		const page = (await response.json()) as { items: unknown[] };
+		const { now } = await env.admin.clock();
+		const padding = Array.from({ length: 199_900 }, (_, index) => ({
+			job_id: `job_padding_${String(index).padStart(6, '0')}`,
+			status: 'completed',
+			updated_at: now,
+		}));
+		hostile = json({ ...page, items: [...page.items, ...padding] });
+
+		expect(await trigger.poll()).toHaveLength(100);
+		expect(hostile).toBeUndefined();
+		// What n8n saved with the emitting poll.
+		const staticDataBytes = Buffer.byteLength(JSON.stringify(trigger.storedStaticData));
+		expect(staticDataBytes).toBeLessThan(64 * 1024);
+		for (let poll = 0; poll < 10; poll++) {
+			await env.admin.advanceClock(MINUTE_SECONDS);
+			if ((await trigger.poll()) === null) break;
+		}
+		const emitted = jobIds(trigger.items());
+		expect(sorted(emitted)).toEqual(sorted(jobs));
+		expect(trigger.errors).toEqual([]);
+	}, 120_000);
+});

@@ -3,6 +3,9 @@
 import { OVERLAP_MS } from '../../nodes/TranscriptionServicePollingTrigger/ledger';
 import { PollSession, ZONE_MS } from '../../nodes/TranscriptionServicePollingTrigger/session';
 import {
+	MAX_AMBIGUOUS,
+	MAX_PENDING,
+	newScan,
 	parseState,
 	RECENT_LIMIT,
 	type PollState,
@@ -380,6 +383,71 @@ describe('bounded work', () => {
 		expect(trigger.emitted.at(-1)?.job_id).toBe(later.job_id);
 		expect((trigger.memory as PollState).recent.completed).toHaveLength(1);
 	});
+});
+
+describe('every stored collection is bounded (issue 17 defect 7)', () => {
+	/** 2,500 jobs completing after the activation, a poll reading all of them at once (30 pages). */
+	function backlog(order: (typeof SIM_ORDERS)[number]) {
+		const service = new SimService(order);
+		for (const job of service.create(400)) service.finish(job, 'completed');
+		service.advance(MINUTE);
+		const trigger = new SimTrigger(service, { statuses: ['completed'], maxRequests: 30 });
+		trigger.activate();
+		const jobs = service.create(2500);
+		for (const job of jobs) {
+			service.advance(50);
+			service.finish(job, 'completed');
+		}
+		service.advance(MINUTE);
+		return { service, trigger, jobs };
+	}
+
+	test('a first page of 200,000 jobs (a service ignoring limit): the first 100 are read, the state stays small, each real job is emitted once', () => {
+		const { service, trigger, jobs } = backlog('oldest_first');
+		const date = new Date(service.nowMs).toISOString();
+		const padding = Array.from({ length: 199_900 }, (_, index) => ({
+			job_id: `job_padding_${index}`,
+			status: 'completed',
+			updated_at: date,
+		}));
+		service.replaceAnswer = (request, page) => {
+			if (request.kind !== 'first_page') return undefined;
+			service.replaceAnswer = undefined;
+			return { ...page, items: [...page.items, ...padding] };
+		};
+		const first = trigger.poll();
+		expect(first.notes).toContain(
+			'status=completed: the answer at cursor 0 held 200000 jobs for a limit of 100; only the first 100 were read',
+		);
+		expect(JSON.stringify(trigger.memory).length).toBeLessThan(64 * 1024);
+		trigger.pollUntilSettled(100);
+		expect(sorted(trigger.emittedKeys())).toEqual(sorted(keys(jobs, 'completed')));
+	});
+
+	test.each(SIM_ORDERS)(
+		'order %s: a stored state carrying more than the bounds (as 05a2b4f wrote after such a page) is brought back within them, and every job is still emitted once',
+		(order) => {
+			const { service, trigger, jobs } = backlog(order);
+			const state = trigger.memory as PollState;
+			const completed = state.statuses.completed!;
+			completed.pending = jobs.map((job) => [job.job_id, new Date(job.updatedAtMs).toISOString()]);
+			const zoneDate = new Date(completed.since + 1).toISOString();
+			completed.scan = {
+				...newScan(0, service.jobs.length),
+				ambiguous: Array.from({ length: 3 * MAX_AMBIGUOUS }, (_, index) => [
+					`job_zone_${index}`,
+					zoneDate,
+				]),
+			};
+			expect(trigger.poll().emit).toHaveLength(100);
+			const after = (trigger.memory as PollState).statuses.completed!;
+			expect(after.pending).toHaveLength(MAX_PENDING);
+			expect(after.scan?.ambiguous.length ?? 0).toBeLessThanOrEqual(MAX_AMBIGUOUS);
+			trigger.pollUntilSettled(100);
+			expect(sorted(trigger.emittedKeys())).toEqual(sorted(keys(jobs, 'completed')));
+			expect(new Set(trigger.emittedKeys()).size).toBe(jobs.length);
+		},
+	);
 });
 
 describe('a service that lists a job in its state late', () => {
