@@ -110,6 +110,45 @@ describe('garbled list answers (issue 17 defect 5)', () => {
 	});
 });
 
+describe('a 5xx in the middle of a search', () => {
+	test('503s past the retries stop the poll after what it read; the next poll goes on, each job emitted once', async () => {
+		const { accountId, key } = await env.newAccount();
+		await env.admin.seedJobs({ account_id: accountId, count: 500 });
+		let failing = 0;
+		const proxy = await proxyAnswering((incoming) => {
+			const url = new URL(incoming.url ?? '/', 'http://proxy.invalid');
+			if (failing === 0 || listedStatus(incoming) !== 'completed') return undefined;
+			if (url.searchParams.get('cursor') === '0') return undefined;
+			failing--;
+			return { status: 503, headers: { 'content-type': 'application/json' }, body: '{}' };
+		});
+		const trigger = await PollingTriggerUnderTest.start({
+			credentials: { apiKey: key, baseUrl: proxy.baseUrl },
+		});
+		await trigger.activate();
+		await env.admin.advanceClock(5);
+		// A job that completes after 300 newer ones: the poll has to search past the first page to find it.
+		const longJob = await env.liveJob(key);
+		await env.admin.holdJob(longJob);
+		const { job_ids: newer } = await env.admin.seedJobs({ account_id: accountId, count: 300 });
+		await env.admin.completeJob(longJob);
+		await env.admin.advanceClock(MINUTE_SECONDS);
+
+		// Every attempt of the first search page fails (the client makes 5), so that poll stops after what it read.
+		failing = 5;
+		const emittedPerPoll: number[] = [];
+		for (let poll = 0; poll < 6; poll++) {
+			emittedPerPoll.push((await trigger.poll())?.length ?? 0);
+			await env.admin.advanceClock(MINUTE_SECONDS);
+		}
+		// The 5 attempts were made and failed; the poll stopped without an error execution, and the next went on.
+		expect(failing).toBe(0);
+		expect(emittedPerPoll.at(-1)).toBe(0);
+		expect(trigger.errors).toEqual([]);
+		expect(sorted(jobIds(trigger.items()))).toEqual(sorted([...newer, longJob]));
+	}, 60_000);
+});
+
 describe('the credential changes (issue 17 defect 6)', () => {
 	/** A recording proxy in front of the sandbox: each one is another spelling of the Base URL. */
 	const passThrough = () => proxyAnswering(() => undefined);
