@@ -46,6 +46,19 @@ function json(body: unknown): ProxyReply {
 	};
 }
 
+/**
+ * The trigger with `key`, its requests through `proxy`, activated; then five seconds pass on the service's clock, so
+ * the jobs that end next are after the first activation's zone (covered in the unit tier).
+ */
+async function activated(key: string, proxy: RecordingProxy): Promise<PollingTriggerUnderTest> {
+	const trigger = await PollingTriggerUnderTest.start({
+		credentials: { apiKey: key, baseUrl: proxy.baseUrl },
+	});
+	await trigger.activate();
+	await env.admin.advanceClock(5);
+	return trigger;
+}
+
 /** A proxy in front of the sandbox that gives `answer`'s reply instead of the sandbox's when it returns one. */
 async function proxyAnswering(
 	answer: (incoming: IncomingMessage) => ProxyReply | undefined,
@@ -64,11 +77,7 @@ describe('garbled list answers (issue 17 defect 5)', () => {
 				? json({ total: 1, links: { self: incoming.url, next: null, prev: null } })
 				: undefined,
 		);
-		const trigger = await PollingTriggerUnderTest.start({
-			credentials: { apiKey: key, baseUrl: proxy.baseUrl },
-		});
-		await trigger.activate();
-		await env.admin.advanceClock(5);
+		const trigger = await activated(key, proxy);
 		const failed = await env.liveJob(key);
 		await env.admin.failJob(failed);
 
@@ -122,11 +131,7 @@ describe('a 5xx in the middle of a search', () => {
 			failing--;
 			return { status: 503, headers: { 'content-type': 'application/json' }, body: '{}' };
 		});
-		const trigger = await PollingTriggerUnderTest.start({
-			credentials: { apiKey: key, baseUrl: proxy.baseUrl },
-		});
-		await trigger.activate();
-		await env.admin.advanceClock(5);
+		const trigger = await activated(key, proxy);
 		// A job that completes after 300 newer ones: the poll has to search past the first page to find it.
 		const longJob = await env.liveJob(key);
 		await env.admin.holdJob(longJob);
@@ -158,11 +163,7 @@ describe('the credential changes (issue 17 defect 6)', () => {
 	test('a key revoked for a while, then a new key of the same account: the jobs that ended meanwhile are emitted once', async () => {
 		const { accountId, key } = await env.newAccount();
 		const proxy = await passThrough();
-		const trigger = await PollingTriggerUnderTest.start({
-			credentials: { apiKey: key, baseUrl: proxy.baseUrl },
-		});
-		await trigger.activate();
-		await env.admin.advanceClock(5);
+		const trigger = await activated(key, proxy);
 		const before = await env.liveJob(key);
 		await env.admin.completeJob(before);
 		expect(jobIds((await trigger.poll()) ?? [])).toEqual([before]);
@@ -199,11 +200,7 @@ describe('the credential changes (issue 17 defect 6)', () => {
 	test('the Base URL spelt differently (another address of the same service): carries on', async () => {
 		const { accountId, key } = await env.newAccount();
 		const [first, second] = [await passThrough(), await passThrough()];
-		const trigger = await PollingTriggerUnderTest.start({
-			credentials: { apiKey: key, baseUrl: first.baseUrl },
-		});
-		await trigger.activate();
-		await env.admin.advanceClock(5);
+		const trigger = await activated(key, first);
 		const job = await env.liveJob(key);
 		await env.admin.completeJob(job);
 
@@ -218,11 +215,7 @@ describe('the credential changes (issue 17 defect 6)', () => {
 		const { key } = await env.newAccount();
 		const other = await env.newAccount();
 		const proxy = await passThrough();
-		const trigger = await PollingTriggerUnderTest.start({
-			credentials: { apiKey: key, baseUrl: proxy.baseUrl },
-		});
-		await trigger.activate();
-		await env.admin.advanceClock(5);
+		const trigger = await activated(key, proxy);
 		const earlier = await env.liveJob(other.key);
 		await env.admin.completeJob(earlier);
 		await env.admin.advanceClock(MINUTE_SECONDS);
@@ -277,11 +270,7 @@ describe('a service that ignores limit (issue 17 defect 7)', () => {
 			hostile = undefined;
 			return reply;
 		});
-		const trigger = await PollingTriggerUnderTest.start({
-			credentials: { apiKey: key, baseUrl: proxy.baseUrl },
-		});
-		await trigger.activate();
-		await env.admin.advanceClock(5);
+		const trigger = await activated(key, proxy);
 		const { job_ids: jobs } = await env.admin.seedJobs({ account_id: accountId, count: 250 });
 		await env.admin.advanceClock(MINUTE_SECONDS);
 
