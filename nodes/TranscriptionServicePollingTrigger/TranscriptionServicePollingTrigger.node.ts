@@ -7,7 +7,7 @@ import {
 } from 'n8n-workflow';
 
 import { properties } from './description';
-import { poll } from './poller';
+import { poll } from './poll';
 
 export class TranscriptionServicePollingTrigger implements INodeType {
 	description: INodeTypeDescription = {

@@ -3,7 +3,7 @@
 import { createHash } from 'crypto';
 import type { IDataObject, INodeExecutionData, IPollFunctions } from 'n8n-workflow';
 
-import { buildPath, joinPrefix } from '../../src/api';
+import { buildPath, joinPrefix, withoutUserinfo } from '../../src/api';
 import type { WebhookEventBody } from '../../src/webhooks';
 import {
 	EVENT_ARTIFACT_RETRY_POLICY,
@@ -12,7 +12,8 @@ import {
 	type EventArtifact,
 } from '../shared/event-item';
 import { TranscriptionServiceClient } from '../shared/transport';
-import type { DueJob } from './poll';
+import { pollingEventType } from '../shared/vocabulary';
+import type { DueJob } from './list';
 
 /**
  * The service's webhook event ids are not in the list, so a polled job gets its own: derived from job_id and status
@@ -27,13 +28,14 @@ export function pollEventId(jobId: string, status: string): string {
 /**
  * The event a webhook would carry for this job: event, event_id, job_id, status, created_at (when the job reached the
  * status: its updated_at, as a webhook event's created_at is the time of the state change) and absolute links, the
- * artifact link only for completed jobs.
+ * artifact link only for completed jobs. The links never carry a user name or password the Base URL may hold.
  */
 export function polledEvent(job: DueJob, baseUrl: string, pathPrefix: string): WebhookEventBody {
+	const base = withoutUserinfo(baseUrl);
 	const link = (operation: 'getTranscription' | 'getTranscriptionArtifact') =>
-		`${baseUrl}${joinPrefix(pathPrefix, buildPath(operation, { job_id: job.job_id }))}`;
+		`${base}${joinPrefix(pathPrefix, buildPath(operation, { job_id: job.job_id }))}`;
 	return {
-		event: `transcription.${job.status}`,
+		event: pollingEventType(job.status),
 		event_id: pollEventId(job.job_id, job.status),
 		job_id: job.job_id,
 		status: job.status,
@@ -45,14 +47,15 @@ export function polledEvent(job: DueJob, baseUrl: string, pathPrefix: string): W
 	} as unknown as WebhookEventBody;
 }
 
-export interface ArtifactChoice extends EventArtifact {
+/** Whether a poll downloads each completed job's transcript into its item, and how. */
+export interface ArtifactDownload extends EventArtifact {
 	download: boolean;
 }
 
 export async function jobItems(
 	context: IPollFunctions,
 	jobs: DueJob[],
-	artifact: ArtifactChoice,
+	artifact: ArtifactDownload,
 	receivedAtMs: number,
 ): Promise<INodeExecutionData[]> {
 	const client = new TranscriptionServiceClient(context, EVENT_ARTIFACT_RETRY_POLICY);

@@ -2,30 +2,19 @@
 // return their newest record. The list's order is not specified, so each status's list is read from both ends
 // towards the middle (where any time order puts its newest job first or last) within the request budget; a list that
 // fits the budget is read whole, so the answer is exact there. Nothing is stored.
+import { contradictsTotal, LIST_PAGE_SIZE, ListWalk, readListPage } from '../../src/client';
+import { listedJob, pageRequest, type DueJob, type ListRequest, type PolledStatus } from './list';
 
-import {
-	isValidPage,
-	listedJob,
-	PAGE_SIZE,
-	twoEndedRequest,
-	type DueJob,
-	type ListPage,
-	type ListRequest,
-	type PolledStatus,
-} from './poll';
-
-interface ListWalk {
+interface StatusWalk {
 	status: PolledStatus;
-	front: number;
-	back: number;
 	/** undefined until the first page arrives. */
-	total: number | undefined;
-	side: 'front' | 'back';
-	done: boolean;
+	walk: ListWalk | undefined;
+	/** The list answered with something that is not a list, or contradicts its own total. */
+	refused: boolean;
 }
 
 export class NewestJobSearch {
-	private readonly walks: ListWalk[];
+	private readonly lists: StatusWalk[];
 	private requests = 0;
 	private best: DueJob | undefined;
 
@@ -33,53 +22,42 @@ export class NewestJobSearch {
 		statuses: readonly PolledStatus[],
 		private readonly maxRequests: number,
 	) {
-		this.walks = statuses.map((status) => ({
-			status,
-			front: 0,
-			back: 0,
-			total: undefined,
-			side: 'back',
-			done: false,
-		}));
+		this.lists = statuses.map((status) => ({ status, walk: undefined, refused: false }));
 	}
 
 	next(): ListRequest | undefined {
 		if (this.requests >= this.maxRequests) return undefined;
-		const unread = this.walks.find((walk) => walk.total === undefined && !walk.done);
-		if (unread) return { status: unread.status, cursor: 0, limit: PAGE_SIZE, kind: 'first_page' };
-		for (const walk of this.walks) {
-			if (walk.total !== undefined && walk.front + walk.back >= walk.total) walk.done = true;
+		const unread = this.lists.find((list) => !list.walk && !list.refused);
+		if (unread) {
+			return { status: unread.status, cursor: 0, limit: LIST_PAGE_SIZE, kind: 'first_page' };
 		}
 		// The list read least so far goes next: the budget is shared evenly between the statuses.
-		const walk = this.walks
-			.filter((candidate) => !candidate.done && candidate.total !== undefined)
-			.sort((a, b) => a.front + a.back - (b.front + b.back))[0];
-		if (walk?.total === undefined) return undefined;
-		const side = walk.side;
-		walk.side = side === 'back' ? 'front' : 'back';
-		return twoEndedRequest(
-			walk.status,
-			{ front: walk.front, back: walk.back, total: walk.total },
-			side,
-		);
+		const [list] = this.lists
+			.filter((candidate) => candidate.walk && !candidate.walk.isWhole && !candidate.walk.stop)
+			.sort((a, b) => readSoFar(a) - readSoFar(b));
+		const read = list?.walk?.next();
+		if (!list || !read) return undefined;
+		return pageRequest(list.status, read);
 	}
 
-	apply(request: ListRequest, page: ListPage): void {
+	/** The answer to `request`, as received. */
+	apply(request: ListRequest, answer: unknown): void {
 		this.requests++;
-		const walk = this.walks.find((candidate) => candidate.status === request.status);
-		if (!walk) return;
-		if (!isValidPage(page)) {
-			walk.done = true;
+		const list = this.lists.find((candidate) => candidate.status === request.status);
+		if (!list) return;
+		const page = readListPage(answer, request);
+		if (!page || contradictsTotal(request, page)) {
+			list.refused = true;
 			return;
 		}
-		const { total, items } = page;
-		if (request.kind === 'back') walk.back = Math.max(walk.back, total - request.cursor);
-		else walk.front = Math.max(walk.front, request.cursor + items.length);
-		// A page that comes back empty inside the list would never move the walk on.
-		if (items.length === 0 && request.cursor < total) walk.done = true;
-		walk.total = total;
-		for (const raw of items) {
-			const job = listedJob(raw, walk.status);
+		list.walk ??= new ListWalk(
+			{ from: 'both_ends', status: list.status, maxPages: this.maxRequests },
+			{ front: 0, back: 0, total: page.total },
+		);
+		const end = request.kind === 'back' ? 'back' : 'front';
+		list.walk.record({ cursor: request.cursor, limit: request.limit, end }, page);
+		for (const raw of page.items) {
+			const job = listedJob(raw, list.status);
 			if (job && (!this.best || isNewer(job, this.best))) this.best = job;
 		}
 	}
@@ -87,6 +65,10 @@ export class NewestJobSearch {
 	newest(): DueJob | undefined {
 		return this.best;
 	}
+}
+
+function readSoFar(list: StatusWalk): number {
+	return list.walk ? list.walk.position.front + list.walk.position.back : 0;
 }
 
 function isNewer(job: DueJob, than: DueJob): boolean {

@@ -5,11 +5,13 @@ import type { INodePropertyOptions } from 'n8n-workflow';
 import {
 	MODEL_TIERS,
 	OUTPUT_FORMATS,
+	TERMINAL_STATUSES,
 	TRANSCRIPTION_STATUSES,
 	WEBHOOK_EVENT_TYPES,
 	WEBHOOK_TEST_EVENT,
 	type ModelTier,
 	type OutputFormat,
+	type TerminalStatus,
 	type TranscriptionStatus,
 	type WebhookEventType,
 } from '../../src/api';
@@ -62,13 +64,12 @@ const EVENT_LABELS: Record<WebhookEventType | typeof WEBHOOK_TEST_EVENT, Label> 
 	},
 };
 
-/** The polling trigger's events: a job found in one of these terminal states. */
-export const POLLING_EVENT_TYPES = [
-	'transcription.completed',
-	'transcription.failed',
-	'transcription.cancelled',
-] as const;
-export type PollingEventType = (typeof POLLING_EVENT_TYPES)[number];
+/** The polling trigger's events: a job found in a terminal state, named the way the service names its webhook events. */
+export type PollingEventType = `transcription.${TerminalStatus}`;
+
+export function pollingEventType(status: TerminalStatus): PollingEventType {
+	return `transcription.${status}`;
+}
 
 const POLLING_EVENT_LABELS: Record<PollingEventType, Label> = {
 	'transcription.completed': EVENT_LABELS['transcription.completed'],
@@ -99,4 +100,7 @@ export const triggerEventOptions = options(
 	EVENT_LABELS,
 );
 
-export const pollingEventOptions = options(POLLING_EVENT_TYPES, POLLING_EVENT_LABELS);
+export const pollingEventOptions = options(
+	TERMINAL_STATUSES.map(pollingEventType),
+	POLLING_EVENT_LABELS,
+);

@@ -6,6 +6,7 @@
 // a later poll becomes an error execution (__emitError). A restart drops the memory and activates from what was saved.
 import { PollContext, type LazyPackageDirectoryLoader } from 'n8n-core';
 import type {
+	ICredentialDataDecryptedObject,
 	IDataObject,
 	INodeExecutionData,
 	INodeParameters,
@@ -14,7 +15,7 @@ import type {
 } from 'n8n-workflow';
 import { Workflow } from 'n8n-workflow';
 
-import type { PollState } from '../../nodes/TranscriptionServicePollingTrigger/poll';
+import type { PollState } from '../../nodes/TranscriptionServicePollingTrigger/state';
 import {
 	engineAdditionalData,
 	FixtureCredentialsHelper,
@@ -47,11 +48,15 @@ export class PollingTriggerUnderTest {
 	private readonly workflowId = `polling-engine-workflow-${++workflowCounter}`;
 	private workflow: Workflow | undefined;
 	private context: PollContext | undefined;
+	/** What n8n decrypts for the node on every poll: an edit of the credential reaches the next poll. */
+	private readonly credentials: Record<string, ICredentialDataDecryptedObject>;
 
 	private constructor(
 		private readonly loader: LazyPackageDirectoryLoader,
 		private setup: PollingSetup,
-	) {}
+	) {
+		this.credentials = fixtureCredentials(setup.credentials);
+	}
 
 	static async start(setup: PollingSetup): Promise<PollingTriggerUnderTest> {
 		const loader = await loadPackage();
@@ -62,6 +67,11 @@ export class PollingTriggerUnderTest {
 	/** The node's parameters change (n8n reactivates the workflow: call activate()). */
 	reconfigure(parameters: INodeParameters): void {
 		this.setup = { ...this.setup, parameters };
+	}
+
+	/** The credential is edited (a new API key, another Base URL): n8n reads it afresh at the next poll. */
+	editCredentials(credentials: TestCredentials): void {
+		Object.assign(this.credentials, fixtureCredentials(credentials));
 	}
 
 	/** Activation: the first poll (an error fails the activation), then the save n8n makes after every activation. */
@@ -149,10 +159,7 @@ export class PollingTriggerUnderTest {
 	private additionalData(): IWorkflowExecuteAdditionalData {
 		return engineAdditionalData({
 			executionId: `${this.workflowId}-poll`,
-			credentialsHelper: new FixtureCredentialsHelper(
-				this.loader,
-				fixtureCredentials(this.setup.credentials),
-			),
+			credentialsHelper: new FixtureCredentialsHelper(this.loader, this.credentials),
 		});
 	}
 }

@@ -1,7 +1,7 @@
 import { OPERATIONS } from '../../src/api';
 import {
 	backoffDelay,
-	CursorWalk,
+	contradictsTotal,
 	decideRetry,
 	DEFAULT_RETRY_POLICY,
 	derivedIdempotencyKey,
@@ -9,9 +9,12 @@ import {
 	headerValue,
 	idempotencyKeyProblem,
 	isRetryableNetworkError,
+	ListWalk,
+	MAX_LIST_PAGES,
 	parseRateLimitReset,
 	parseRetryAfter,
 	RateLimitPacer,
+	readListPage,
 	RETRYABLE_STATUSES,
 	type RetryPolicy,
 } from '../../src/client';
@@ -345,52 +348,148 @@ describe('retry scope: a call that is not idempotent is repeated only when it ne
 	});
 });
 
-describe('CursorWalk: paging GET /transcriptions (spec 4.5)', () => {
+describe('ListWalk: paging GET /transcriptions (spec 4.5)', () => {
 	const link = (cursor: number) => `/api/v1/transcriptions?limit=100&cursor=${cursor}`;
+	const page = (next: string | null, items: unknown[] = [{}], total = 1000) =>
+		readListPage({ items, total, links: { self: link(0), next, prev: null } }, { limit: 100 })!;
 
-	it('follows links.next, carrying its query, and ends at a null link', () => {
-		const walk = new CursorWalk();
-		expect(walk.next(link(100), { limit: 100 })).toEqual({
-			kind: 'next',
-			query: { limit: '100', cursor: '100' },
+	describe('from the start, as links.next hands the pages on (Get Many, the Job list search)', () => {
+		it('follows links.next and ends at a null link', () => {
+			const walk = new ListWalk({ from: 'start', maxPages: MAX_LIST_PAGES, status: 'failed' });
+			const first = walk.next()!;
+			expect(first).toEqual({ limit: 100, status: 'failed', end: 'front' });
+			walk.record(first, page(link(100)));
+			const second = walk.next()!;
+			expect(second).toEqual({ limit: 100, cursor: 100, status: 'failed', end: 'front' });
+			walk.record(second, page(null));
+			expect(walk.next()).toBeUndefined();
+			expect(walk.stop).toBeUndefined();
+			expect(walk.continueAt).toBeUndefined();
 		});
-		expect(walk.next(null, { limit: 100, cursor: 100 })).toEqual({ kind: 'end' });
+
+		it('ends at a link without a cursor', () => {
+			const walk = new ListWalk({ from: 'start', maxPages: MAX_LIST_PAGES });
+			walk.record(walk.next()!, page('/api/v1/transcriptions?limit=100'));
+			expect(walk.next()).toBeUndefined();
+			expect(walk.stop).toBeUndefined();
+		});
+
+		it('stops at a cursor it was already given: an alternating cursor never ends otherwise', () => {
+			const walk = new ListWalk({ from: 'start', maxPages: MAX_LIST_PAGES });
+			walk.record(walk.next()!, page(link(100)));
+			walk.record(walk.next()!, page(link(0)));
+			expect(walk.next()).toBeUndefined();
+			expect(walk.stop).toEqual({ reason: 'repeated_cursor', cursor: 0 });
+			expect(walk.pagesRead).toBe(2);
+			expect(walk.continueAt).toBeUndefined();
+		});
+
+		it('stops at a link to the page it just fetched', () => {
+			const walk = new ListWalk({ from: 'start', maxPages: MAX_LIST_PAGES });
+			walk.record(walk.next()!, page(link(0)));
+			expect(walk.next()).toBeUndefined();
+			expect(walk.stop).toEqual({ reason: 'repeated_cursor', cursor: 0 });
+			expect(walk.pagesRead).toBe(1);
+		});
+
+		it('stops after the page bound even when every cursor is new, and says where the next page begins', () => {
+			const walk = new ListWalk({ from: 'start', maxPages: 3, start: 200 });
+			const cursors: number[] = [];
+			for (let read = walk.next(); read; read = walk.next()) {
+				cursors.push(read.cursor ?? 0);
+				walk.record(read, page(link((read.cursor ?? 0) + 100)));
+			}
+			expect(cursors).toEqual([200, 300, 400]);
+			expect(walk.stop).toEqual({ reason: 'page_bound', pages: 3 });
+			expect(walk.continueAt).toBe(500);
+		});
 	});
 
-	it('ends at a link without a cursor', () => {
-		expect(new CursorWalk().next('/api/v1/transcriptions?limit=100', { limit: 100 })).toEqual({
-			kind: 'end',
+	describe('from both ends towards the middle, by offset (the Polling Trigger)', () => {
+		const items = (count: number) => Array.from({ length: count }, () => ({}));
+
+		it('reads the end read less first, then alternates, until the ends meet', () => {
+			const walk = new ListWalk(
+				{ from: 'both_ends', maxPages: 10, status: 'completed' },
+				{ front: 100, back: 0, total: 450 },
+			);
+			const reads: Array<[string, number, number]> = [];
+			for (let read = walk.next(); read; read = walk.next()) {
+				reads.push([read.end, read.cursor ?? 0, read.limit]);
+				walk.record(read, readListPage({ items: items(read.limit), total: 450 }, read)!);
+			}
+			expect(reads).toEqual([
+				['back', 350, 100],
+				['front', 100, 100],
+				['back', 250, 100],
+				['front', 200, 50],
+			]);
+			expect(walk.isWhole).toBe(true);
+		});
+
+		it('a back page of a list that grew is not counted: it may have slid past jobs not read yet', () => {
+			const walk = new ListWalk(
+				{ from: 'both_ends', maxPages: 10 },
+				{ front: 100, back: 0, total: 450 },
+			);
+			const read = walk.next()!;
+			walk.record(read, readListPage({ items: items(100), total: 451 }, read)!);
+			expect(walk.position).toEqual({ front: 100, back: 0, total: 451 });
+		});
+
+		it('stops at an empty page inside the list, and when the list shrinks', () => {
+			const empty = new ListWalk(
+				{ from: 'both_ends', maxPages: 10 },
+				{ front: 100, back: 100, total: 450 },
+			);
+			// Both ends read as far: the front goes first.
+			const front = empty.next()!;
+			expect(front.end).toBe('front');
+			empty.record(front, readListPage({ items: [], total: 450 }, front)!);
+			expect(empty.stop).toEqual({ reason: 'empty_page', cursor: 100 });
+
+			const shrunk = new ListWalk(
+				{ from: 'both_ends', maxPages: 10 },
+				{ front: 100, back: 0, total: 450 },
+			);
+			const read = shrunk.next()!;
+			shrunk.record(read, readListPage({ items: items(100), total: 300 }, read)!);
+			expect(shrunk.stop).toEqual({ reason: 'shrank', from: 450, to: 300 });
+			expect(shrunk.next()).toBeUndefined();
 		});
 	});
 
-	it('stops at a cursor it was already given: an alternating cursor never ends otherwise', () => {
-		const walk = new CursorWalk();
-		expect(walk.next(link(100), { limit: 100 }).kind).toBe('next');
-		expect(walk.next(link(0), { limit: 100, cursor: '100' })).toEqual({
-			kind: 'repeated_cursor',
-			cursor: '0',
-			pages: 2,
-		});
-	});
+	describe('reading an answer', () => {
+		const query = { limit: 100, cursor: 200 };
 
-	it('stops at a link to the page it just fetched', () => {
-		expect(new CursorWalk().next(link(0), { limit: 100, cursor: 0 })).toEqual({
-			kind: 'repeated_cursor',
-			cursor: '0',
-			pages: 1,
+		it('an answer without an items array or a count total is not a page', () => {
+			expect(readListPage({ total: 3 }, query)).toBeUndefined();
+			expect(readListPage({ items: 'nope', total: 1 }, query)).toBeUndefined();
+			expect(readListPage({ items: [], total: -1 }, query)).toBeUndefined();
+			expect(readListPage({ items: [], total: 1.5 }, query)).toBeUndefined();
+			expect(readListPage('<html>', query)).toBeUndefined();
 		});
-	});
 
-	it('stops after the page bound even when every cursor is new', () => {
-		const walk = new CursorWalk(3);
-		let query: Record<string, string | number | boolean> = { limit: 100 };
-		const kinds: string[] = [];
-		for (let page = 1; page <= 3; page++) {
-			const next = walk.next(link(page * 100), query);
-			kinds.push(next.kind);
-			if (next.kind === 'next') query = next.query;
-		}
-		expect(kinds).toEqual(['next', 'next', 'too_many_pages']);
+		it('more items than the limit asked for: the first `limit`, the rest counted as dropped', () => {
+			const jobs = Array.from({ length: 250 }, (_, index) => ({ job_id: `job_${index}` }));
+			const page = readListPage({ items: jobs, total: 1000 }, query)!;
+			expect(page.items).toEqual(jobs.slice(0, 100));
+			expect(page.dropped).toBe(150);
+		});
+
+		it('a page that contradicts its total: jobs listed past it', () => {
+			const items = (count: number) => Array.from({ length: count }, () => ({}));
+			const judge = (count: number, total: number) =>
+				contradictsTotal(query, readListPage({ items: items(count), total }, query)!);
+			expect(judge(100, 1000)).toBe(false);
+			expect(judge(30, 230)).toBe(false);
+			expect(judge(0, 200)).toBe(false);
+			// A short or empty page inside the list is taken: the spec does not promise full pages.
+			expect(judge(40, 1000)).toBe(false);
+			expect(judge(0, 201)).toBe(false);
+			expect(judge(31, 230)).toBe(true);
+			expect(judge(1, 0)).toBe(true);
+		});
 	});
 });
 

@@ -4,14 +4,16 @@
 // state goes back to what n8n last saved: after an emitting poll or an activation).
 import { createHash } from 'node:crypto';
 
+import type {
+	DueJob,
+	ListRequest,
+	PolledStatus,
+} from '../../nodes/TranscriptionServicePollingTrigger/list';
 import {
 	PollSession,
-	type DueJob,
-	type ListRequest,
 	type PollOutcome,
 	type PollSettings,
-	type PolledStatus,
-} from '../../nodes/TranscriptionServicePollingTrigger/poll';
+} from '../../nodes/TranscriptionServicePollingTrigger/session';
 import { NewestJobSearch } from '../../nodes/TranscriptionServicePollingTrigger/newest';
 
 export const SIM_ORDERS = ['newest_first', 'oldest_first', 'updated_first', 'scrambled'] as const;
@@ -37,6 +39,9 @@ export class SimService {
 	beforeRequest: ((request: ListRequest, index: number) => void) | undefined;
 	/** Without Date headers the trigger falls back on its own clock. */
 	sendsDate = true;
+	/** An answer given in the list's place (a proxy garbling it); undefined keeps the list's own answer. */
+	replaceAnswer:
+		((request: ListRequest, page: { items: unknown[]; total: number }) => unknown) | undefined;
 	private counter = 0;
 	/** Bumped by every change, so an unchanged list is not sorted again for every page. */
 	private version = 0;
@@ -158,6 +163,7 @@ export interface TriggerOptions {
 	maxRequests?: number;
 	maxItems?: number;
 	account?: string;
+	credential?: string;
 }
 
 /** The trigger as n8n runs it: state in memory between polls, saved when a poll emits and after an activation. */
@@ -184,7 +190,8 @@ export class SimTrigger {
 			statuses: this.options.statuses ?? ['completed', 'failed'],
 			maxRequests: this.options.maxRequests ?? 10,
 			maxItems: this.options.maxItems ?? 100,
-			account: this.options.account ?? 'acct-fingerprint',
+			account: this.options.account ?? 'acct_sim',
+			credential: this.options.credential ?? 'credential-fingerprint',
 			...overrides,
 		};
 	}
@@ -217,7 +224,7 @@ export class SimTrigger {
 			}
 			made.push(request);
 			const page = this.service.list(request);
-			session.apply(request, page, page.dateMs);
+			session.apply(request, this.service.replaceAnswer?.(request, page) ?? page, page.dateMs);
 		}
 		const outcome = session.finish();
 		this.memory = clone(outcome.state);

@@ -1,15 +1,21 @@
-// The polling trigger's decisions (nodes/TranscriptionServicePollingTrigger/poll.ts), driven against a model of
+// The polling trigger's decisions (nodes/TranscriptionServicePollingTrigger/session.ts), driven against a model of
 // GET /transcriptions in every list order: what a poll requests, what it emits, and what it stores.
+import { format } from 'node:url';
+
+import { polledEvent } from '../../nodes/TranscriptionServicePollingTrigger/items';
+import { OVERLAP_MS } from '../../nodes/TranscriptionServicePollingTrigger/ledger';
+import { PollSession, ZONE_MS } from '../../nodes/TranscriptionServicePollingTrigger/session';
 import {
-	OVERLAP_MS,
-	PAGE_SIZE,
+	MAX_AMBIGUOUS,
+	MAX_PENDING,
+	newScan,
 	parseState,
-	PollSession,
 	RECENT_LIMIT,
-	ZONE_MS,
 	type PollState,
-} from '../../nodes/TranscriptionServicePollingTrigger/poll';
+} from '../../nodes/TranscriptionServicePollingTrigger/state';
 import { mulberry32 } from '../../sandbox/random';
+import { withoutUserinfo } from '../../src/api';
+import { LIST_PAGE_SIZE as PAGE_SIZE } from '../../src/client';
 import { clone, newestJob, SIM_ORDERS, SimService, SimTrigger, type SimJob } from './polling-sim';
 
 const MINUTE = 60_000;
@@ -383,6 +389,71 @@ describe('bounded work', () => {
 	});
 });
 
+describe('every stored collection is bounded (issue 17 defect 7)', () => {
+	/** 2,500 jobs completing after the activation, on a trigger that may read 30 pages a poll. */
+	function backlog(order: (typeof SIM_ORDERS)[number]) {
+		const service = new SimService(order);
+		for (const job of service.create(400)) service.finish(job, 'completed');
+		service.advance(MINUTE);
+		const trigger = new SimTrigger(service, { statuses: ['completed'], maxRequests: 30 });
+		trigger.activate();
+		const jobs = service.create(2500);
+		for (const job of jobs) {
+			service.advance(50);
+			service.finish(job, 'completed');
+		}
+		service.advance(MINUTE);
+		return { service, trigger, jobs };
+	}
+
+	test('a first page of 200,000 jobs (a service ignoring limit): the first 100 are read, the state stays small, each real job is emitted once', () => {
+		const { service, trigger, jobs } = backlog('oldest_first');
+		const date = new Date(service.nowMs).toISOString();
+		const padding = Array.from({ length: 199_900 }, (_, index) => ({
+			job_id: `job_padding_${index}`,
+			status: 'completed',
+			updated_at: date,
+		}));
+		service.replaceAnswer = (request, page) => {
+			if (request.kind !== 'first_page') return undefined;
+			service.replaceAnswer = undefined;
+			return { ...page, items: [...page.items, ...padding] };
+		};
+		const first = trigger.poll();
+		expect(first.notes).toContain(
+			'status=completed: the answer at cursor 0 held 200000 jobs for a limit of 100; only the first 100 were read',
+		);
+		expect(JSON.stringify(trigger.memory).length).toBeLessThan(64 * 1024);
+		trigger.pollUntilSettled(100);
+		expect(sorted(trigger.emittedKeys())).toEqual(sorted(keys(jobs, 'completed')));
+	});
+
+	test.each(SIM_ORDERS)(
+		'order %s: a stored state carrying more than the bounds (as 05a2b4f wrote after such a page) is brought back within them, and every job is still emitted once',
+		(order) => {
+			const { service, trigger, jobs } = backlog(order);
+			const state = trigger.memory as PollState;
+			const completed = state.statuses.completed!;
+			completed.pending = jobs.map((job) => [job.job_id, new Date(job.updatedAtMs).toISOString()]);
+			const zoneDate = new Date(completed.since + 1).toISOString();
+			completed.scan = {
+				...newScan(0, service.jobs.length),
+				ambiguous: Array.from({ length: 3 * MAX_AMBIGUOUS }, (_, index) => [
+					`job_zone_${index}`,
+					zoneDate,
+				]),
+			};
+			expect(trigger.poll().emit).toHaveLength(100);
+			const after = (trigger.memory as PollState).statuses.completed!;
+			expect(after.pending).toHaveLength(MAX_PENDING);
+			expect(after.scan?.ambiguous.length ?? 0).toBeLessThanOrEqual(MAX_AMBIGUOUS);
+			trigger.pollUntilSettled(100);
+			expect(sorted(trigger.emittedKeys())).toEqual(sorted(keys(jobs, 'completed')));
+			expect(new Set(trigger.emittedKeys()).size).toBe(jobs.length);
+		},
+	);
+});
+
 describe('a service that lists a job in its state late', () => {
 	test('listed up to the overlap after its updated_at: still emitted once', () => {
 		const service = new SimService('newest_first');
@@ -424,6 +495,115 @@ describe('a service that lists a job in its state late', () => {
 	});
 });
 
+describe.each(SIM_ORDERS)('answers that are not a usable list (order %s)', (order) => {
+	/** A service whose `failed` list has 150 jobs, a trigger on completed and failed, then one job that fails. */
+	function failedBehindGarbledList() {
+		const service = new SimService(order);
+		for (const job of service.create(150)) service.finish(job, 'failed');
+		service.advance(MINUTE);
+		const trigger = new SimTrigger(service);
+		trigger.activate();
+		const [failed] = service.create(1);
+		service.advance(MINUTE);
+		service.finish(failed, 'failed');
+		return { service, trigger, failed };
+	}
+
+	/** Completed jobs keep being emitted, one a minute, for longer than the overlap. */
+	function completeOneAMinute(service: SimService, trigger: SimTrigger, minutes: number) {
+		const completed: SimJob[] = [];
+		const notes: string[] = [];
+		for (let minute = 0; minute < minutes; minute++) {
+			const [job] = service.create(1);
+			service.advance(MINUTE);
+			service.finish(job, 'completed');
+			completed.push(job);
+			const run = trigger.poll();
+			expect(run.emit.map((due) => due.job_id)).toEqual([job.job_id]);
+			notes.push(...run.notes);
+		}
+		return { completed, notes };
+	}
+
+	/** The list answers truly again: every job is emitted, each once. */
+	function expectEachOnceAfterClearing(
+		service: SimService,
+		trigger: SimTrigger,
+		expected: string[],
+	) {
+		service.replaceAnswer = undefined;
+		service.advance(MINUTE);
+		trigger.pollUntilSettled();
+		expect(sorted(trigger.emittedKeys())).toEqual(sorted(expected));
+	}
+
+	test('a 200 without items for longer than the overlap: the status stays unsettled, its job is emitted once after', () => {
+		const { service, trigger, failed } = failedBehindGarbledList();
+		const before = clone((trigger.memory as PollState).statuses.failed);
+		service.replaceAnswer = (request) =>
+			request.status === 'failed' ? { total: 151, links: {} } : undefined;
+		const garbled = completeOneAMinute(service, trigger, OVERLAP_MS / MINUTE + 5);
+		expect(garbled.notes.filter((note) => note.startsWith('status=failed'))).toEqual(
+			Array(OVERLAP_MS / MINUTE + 5).fill(
+				'status=failed: the answer at cursor 0 is not a list (no items array or no count total); nothing of this status moves until a poll reads a valid answer',
+			),
+		);
+		expect((trigger.memory as PollState).statuses.failed).toEqual(before);
+
+		expectEachOnceAfterClearing(service, trigger, [
+			...keys(garbled.completed, 'completed'),
+			`failed:${failed.job_id}`,
+		]);
+	});
+
+	test('a page that contradicts its total (a job listed where the total says none is): treated the same', () => {
+		const { service, trigger, failed } = failedBehindGarbledList();
+		service.replaceAnswer = (request, page) =>
+			request.status === 'failed'
+				? {
+						items: page.items.filter((job) => (job as SimJob).job_id !== failed.job_id).slice(0, 1),
+						total: 0,
+					}
+				: undefined;
+		const garbled = completeOneAMinute(service, trigger, OVERLAP_MS / MINUTE + 5);
+		expect(garbled.notes).toContain(
+			'status=failed: the answer at cursor 0 is a page of 1 job(s) that contradicts its total of 0; nothing of this status moves until a poll reads a valid answer',
+		);
+		expect((trigger.memory as PollState).statuses.failed?.known).toBe(150);
+
+		expectEachOnceAfterClearing(service, trigger, [
+			...keys(garbled.completed, 'completed'),
+			`failed:${failed.job_id}`,
+		]);
+	});
+
+	test('a garbled page in the middle of a search: the search goes on from where it was at the next poll', () => {
+		const service = new SimService(order);
+		for (const job of service.create(900)) service.finish(job, 'completed');
+		service.advance(MINUTE);
+		const trigger = new SimTrigger(service, { statuses: ['completed'], maxRequests: 4 });
+		trigger.activate();
+		const [longJob] = service.create(1);
+		const newer = service.create(300);
+		for (const job of newer) service.finish(job, 'completed');
+		service.advance(MINUTE);
+		service.finish(longJob, 'completed');
+		let answers = 0;
+		service.replaceAnswer = (request) =>
+			request.kind !== 'first_page' && ++answers % 3 === 0
+				? { items: null, total: null }
+				: undefined;
+		for (let poll = 0; poll < 30; poll++) {
+			service.advance(MINUTE);
+			trigger.poll();
+		}
+		service.replaceAnswer = undefined;
+		trigger.pollUntilSettled();
+		expect(sorted(trigger.emittedKeys())).toEqual(sorted(keys([longJob, ...newer], 'completed')));
+		expect(new Set(trigger.emittedKeys()).size).toBe(trigger.emitted.length);
+	});
+});
+
 describe('stored state', () => {
 	test('another account (the credential changed) starts from now', () => {
 		const service = new SimService();
@@ -436,6 +616,63 @@ describe('stored state', () => {
 		expect(moved.emit).toEqual([]);
 		expect(moved.notes).toContain(
 			'the credential now points at another account: starting from now',
+		);
+	});
+
+	test('a new credential of the same account (a new API key, the Base URL spelt differently) carries on', () => {
+		const service = new SimService();
+		const trigger = new SimTrigger(service, { credential: 'key-1' });
+		trigger.activate();
+		const [job] = service.create(1);
+		service.finish(job, 'completed');
+		service.advance(MINUTE);
+		trigger.reconfigure({ credential: 'key-2' });
+		const carried = trigger.poll();
+		expect(carried.emit.map((due) => due.job_id)).toEqual([job.job_id]);
+		expect(carried.notes).toEqual([]);
+		expect(trigger.memory).toMatchObject({ version: 2, account: 'acct_sim', credential: 'key-2' });
+	});
+
+	/** The state as version 1 stored it: keyed by `account`, a fingerprint of the credential, and no account_id. */
+	function asWrittenByVersionOne(state: PollState, credential: string): unknown {
+		const written: Partial<PollState> = clone(state);
+		delete written.credential;
+		return { ...written, version: 1, account: credential };
+	}
+
+	test('a state written by version 1 carries on under the credential that wrote it, and learns its account', () => {
+		const service = new SimService();
+		const trigger = new SimTrigger(service, { credential: 'fp-1', maxRequests: 3 });
+		for (const job of service.create(500)) service.finish(job, 'completed');
+		trigger.activate();
+		const [longJob] = service.create(1);
+		for (const job of service.create(300)) service.finish(job, 'completed');
+		service.finish(longJob, 'completed');
+		trigger.poll();
+		const stored = trigger.memory as PollState;
+		expect(stored.statuses.completed?.scan).toBeDefined();
+		trigger.memory = asWrittenByVersionOne(stored, 'fp-1');
+		expect(parseState(trigger.memory)).toEqual({ ...stored, account: undefined });
+
+		trigger.pollUntilSettled();
+		expect(trigger.polls.flatMap((run) => run.notes)).toEqual([]);
+		expect(trigger.emitted).toHaveLength(301);
+		expect(new Set(trigger.emittedKeys()).size).toBe(301);
+		expect(trigger.memory).toMatchObject({ version: 2, account: 'acct_sim', credential: 'fp-1' });
+	});
+
+	test('a state written by version 1 under another credential cannot say whose it was: starts from now with a note', () => {
+		const service = new SimService();
+		const trigger = new SimTrigger(service, { credential: 'fp-1' });
+		trigger.activate();
+		trigger.memory = asWrittenByVersionOne(trigger.memory as PollState, 'fp-old');
+		const [job] = service.create(1);
+		service.finish(job, 'completed');
+		service.advance(MINUTE);
+		const moved = trigger.poll();
+		expect(moved.emit).toEqual([]);
+		expect(moved.notes).toContain(
+			'the credential changed since the stored state was written, and that state does not say which account it was of: starting from now',
 		);
 	});
 
@@ -477,6 +714,7 @@ describe('stored state', () => {
 			maxRequests: 10,
 			maxItems: 100,
 			account: 'a',
+			credential: 'c',
 		};
 	}
 });
@@ -585,5 +823,41 @@ describe('model runs: random completions, orders, page shifts, rate limits and r
 		expect(service.nowMs).toBeGreaterThan(activatedAt);
 		expect(sorted(trigger.emittedKeys())).toEqual(sorted(expected));
 		expect(trigger.polls.every((run) => run.requests <= trigger.settings().maxRequests)).toBe(true);
+	});
+});
+
+describe('emitted links never carry the Base URL’s user name or password (issue 17 item 9)', () => {
+	const job = {
+		job_id: 'job_1',
+		status: 'completed' as const,
+		updated_at: '2026-11-23T12:00:00.000Z',
+		updatedAtMs: Date.parse('2026-11-23T12:00:00.000Z'),
+	};
+
+	test.each([
+		['https://user:pass@service.example', 'https://service.example'],
+		['https://user@service.example:8443/base', 'https://service.example:8443/base'],
+		['http://:secret@127.0.0.1:4010', 'http://127.0.0.1:4010'],
+		['https://us%40er:p%3Ass@service.example/', 'https://service.example'],
+	])('%s → links on %s', (baseUrl, shown) => {
+		const event = polledEvent(job, baseUrl, '/api/v1');
+		expect(event.links).toEqual({
+			self: `${shown}/api/v1/transcriptions/job_1`,
+			artifact: `${shown}/api/v1/transcriptions/job_1/artifact`,
+		});
+		expect(JSON.stringify(event)).not.toMatch(/user|pass|secret|@/);
+		// Node's own URL formatting without auth agrees.
+		expect(withoutUserinfo(baseUrl)).toBe(
+			format(new URL(baseUrl), { auth: false }).replace(/\/+$/, ''),
+		);
+	});
+
+	test('a Base URL without userinfo is used as written', () => {
+		expect(withoutUserinfo('https://Service.Example:443/Base')).toBe(
+			'https://Service.Example:443/Base',
+		);
+		expect(polledEvent(job, 'http://127.0.0.1:4010', '/api/v1').links.self).toBe(
+			'http://127.0.0.1:4010/api/v1/transcriptions/job_1',
+		);
 	});
 });

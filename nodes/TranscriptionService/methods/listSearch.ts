@@ -7,15 +7,16 @@ import type {
 } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
-import type {
-	PublicTranscriptionListResponse,
-	PublicTranscriptionResponse,
-} from '../../../src/api';
-import { DEFAULT_RETRY_POLICY, type RetryPolicy } from '../../../src/client';
+import type { PublicTranscriptionResponse } from '../../../src/api';
+import {
+	DEFAULT_RETRY_POLICY,
+	LIST_PAGE_SIZE,
+	ListWalk,
+	type RetryPolicy,
+} from '../../../src/client';
+import { requestListPage, requireListPage } from '../../shared/job-list';
 import { TranscriptionServiceClient } from '../../shared/transport';
 
-/** The API's largest page (spec 4.5): one page per page of the editor's list. */
-export const LIST_PAGE_SIZE = 100;
 /**
  * Pages one search reads before it answers: 500 jobs in at most 5 read requests. Scrolling to the end of the
  * matches reads the next 500.
@@ -37,47 +38,40 @@ export async function searchJobs(
 ): Promise<INodeListSearchResult> {
 	const client = new TranscriptionServiceClient(this, EDITOR_RETRY_POLICY);
 	const terms = searchTerms(filter);
-	const pageLimit = terms.length === 0 ? 1 : SEARCH_PAGES;
-	const seenCursors = new Set<string>();
+	// One page per page of the editor's list; a search reads up to SEARCH_PAGES for its matches.
+	const walk = new ListWalk({
+		from: 'start',
+		start: startCursor(this, paginationToken),
+		maxPages: terms.length === 0 ? 1 : SEARCH_PAGES,
+	});
 	const found: PublicTranscriptionResponse[] = [];
-	let cursor = startCursor(this, paginationToken);
-	for (let pages = 1; ; pages++) {
-		seenCursors.add(cursor);
-		const response = await client.request<PublicTranscriptionListResponse>({
-			operation: 'listTranscriptions',
-			query: { limit: LIST_PAGE_SIZE, cursor },
-			timeoutMs: EDITOR_TIMEOUT_MS,
-		});
-		found.push(...response.body.items.filter((job) => matchesSearch(job, terms)));
-		const next = cursorOf(response.body.links.next);
-		// A cursor seen before would list the same jobs again: the list ends there.
-		if (next === undefined || seenCursors.has(next)) return listed(found);
-		if (pages >= pageLimit || found.length >= LIST_PAGE_SIZE) return listed(found, next);
-		cursor = next;
+	for (let read = walk.next(); read; read = walk.next()) {
+		const answer = await requestListPage(client, read, { timeoutMs: EDITOR_TIMEOUT_MS });
+		const page = requireListPage(this.getNode(), answer, read);
+		walk.record(read, page);
+		const jobs = page.items as PublicTranscriptionResponse[];
+		found.push(...jobs.filter((job) => matchesSearch(job, terms)));
+		if (found.length >= LIST_PAGE_SIZE) break;
 	}
+	// Where the next page begins, unless the list ended (no links.next, or one naming a page already read).
+	return listed(found, walk.continueAt);
 }
 
-function listed(jobs: PublicTranscriptionResponse[], nextCursor?: string): INodeListSearchResult {
+function listed(jobs: PublicTranscriptionResponse[], nextCursor?: number): INodeListSearchResult {
 	const results: INodeListSearchItems[] = [...jobs]
 		.sort((left, right) => createdTime(right) - createdTime(left))
 		.map((job) => ({ name: jobLabel(job), value: job.job_id }));
 	// n8n takes the token back as a string (its request schema refuses a number).
-	return nextCursor === undefined ? { results } : { results, paginationToken: nextCursor };
+	return nextCursor === undefined ? { results } : { results, paginationToken: String(nextCursor) };
 }
 
 /** The token is a cursor this method handed out: an offset. */
-function startCursor(context: ILoadOptionsFunctions, token: string | undefined): string {
-	if (token === undefined || token === '') return '0';
-	if (/^\d{1,15}$/.test(token)) return token;
+function startCursor(context: ILoadOptionsFunctions, token: string | undefined): number {
+	if (token === undefined || token === '') return 0;
+	if (/^\d{1,15}$/.test(token)) return Number(token);
 	throw new NodeOperationError(context.getNode(), `Unknown page of the job list: "${token}"`, {
 		description: 'Close the list and open it again.',
 	});
-}
-
-function cursorOf(link: string | null | undefined): string | undefined {
-	if (!link) return undefined;
-	const cursor = new URL(link, 'http://link.invalid').searchParams.get('cursor');
-	return cursor !== null && /^\d{1,15}$/.test(cursor) ? cursor : undefined;
 }
 
 function createdTime(job: PublicTranscriptionResponse): number {

@@ -6,14 +6,11 @@ import type {
 } from 'n8n-workflow';
 import { updateDisplayOptions } from 'n8n-workflow';
 
-import type { PublicTranscriptionListResponse } from '../../../../src/api';
-import { CursorWalk, type PageQuery } from '../../../../src/client';
+import { LIST_PAGE_SIZE, ListWalk, MAX_LIST_PAGES } from '../../../../src/client';
 import { operationError } from '../../../shared/errors';
-import type { ApiResponse, TranscriptionServiceClient } from '../../../shared/transport';
+import { requestListPage, requireListPage } from '../../../shared/job-list';
+import type { TranscriptionServiceClient } from '../../../shared/transport';
 import { statusOptions } from '../../../shared/vocabulary';
-
-/** The API's largest page (spec 4.5). */
-const MAX_PAGE_SIZE = 100;
 
 const properties: INodeProperties[] = [
 	{
@@ -27,7 +24,7 @@ const properties: INodeProperties[] = [
 		displayName: 'Limit',
 		name: 'limit',
 		type: 'number',
-		typeOptions: { minValue: 1, maxValue: MAX_PAGE_SIZE },
+		typeOptions: { minValue: 1, maxValue: LIST_PAGE_SIZE },
 		default: 50,
 		description: 'Max number of results to return',
 		displayOptions: { show: { returnAll: [false] } },
@@ -64,37 +61,37 @@ export async function execute(
 ): Promise<INodeExecutionData[]> {
 	const returnAll = this.getNodeParameter('returnAll', itemIndex) as boolean;
 	const filters = this.getNodeParameter('filters', itemIndex, {}) as IDataObject;
-	const query: PageQuery = {
-		limit: returnAll ? MAX_PAGE_SIZE : (this.getNodeParameter('limit', itemIndex) as number),
-	};
-	if (typeof filters.status === 'string' && filters.status !== '') query.status = filters.status;
+	const status =
+		typeof filters.status === 'string' && filters.status !== '' ? filters.status : undefined;
+	// Return All: pages of 100 from the start, as links.next hands them on; otherwise one page of Limit jobs.
+	const walk = new ListWalk({
+		from: 'start',
+		maxPages: returnAll ? MAX_LIST_PAGES : 1,
+		limit: returnAll ? LIST_PAGE_SIZE : (this.getNodeParameter('limit', itemIndex) as number),
+		status,
+	});
 
 	const jobs: IDataObject[] = [];
-	const walk = new CursorWalk();
-	for (let page: PageQuery | undefined = query; page;) {
-		const response: ApiResponse<PublicTranscriptionListResponse> = await client.request({
-			operation: 'listTranscriptions',
-			query: page,
+	for (let read = walk.next(); read; read = walk.next()) {
+		const answer = await requestListPage(client, read, { itemIndex });
+		const page = requireListPage(this.getNode(), answer, read, itemIndex);
+		walk.record(read, page);
+		jobs.push(...(page.items as IDataObject[]));
+	}
+	const stop = walk.stop;
+	if (returnAll && (stop?.reason === 'repeated_cursor' || stop?.reason === 'page_bound')) {
+		throw operationError(this.getNode(), {
+			code: 'pagination_stopped',
+			message:
+				stop.reason === 'repeated_cursor'
+					? `The service's next page repeats cursor ${stop.cursor} after ${walk.pagesRead} pages (${jobs.length} jobs); stopped instead of looping`
+					: `Return All stopped after ${stop.pages} pages (${jobs.length} jobs), the most this node fetches in one run`,
+			description:
+				stop.reason === 'repeated_cursor'
+					? 'The list would never end. Narrow it with the Status filter, or turn Return All off and page with Limit.'
+					: 'Narrow the list with the Status filter, or turn Return All off and use Limit.',
 			itemIndex,
 		});
-		jobs.push(...(response.body.items as unknown as IDataObject[]));
-		if (!returnAll) break;
-		const next = walk.next(response.body.links.next, page);
-		if (next.kind === 'repeated_cursor' || next.kind === 'too_many_pages') {
-			throw operationError(this.getNode(), {
-				code: 'pagination_stopped',
-				message:
-					next.kind === 'repeated_cursor'
-						? `The service's next page repeats cursor ${next.cursor} after ${next.pages} pages (${jobs.length} jobs); stopped instead of looping`
-						: `Return All stopped after ${next.pages} pages (${jobs.length} jobs), the most this node fetches in one run`,
-				description:
-					next.kind === 'repeated_cursor'
-						? 'The list would never end. Narrow it with the Status filter, or turn Return All off and page with Limit.'
-						: 'Narrow the list with the Status filter, or turn Return All off and use Limit.',
-				itemIndex,
-			});
-		}
-		page = next.kind === 'next' ? next.query : undefined;
 	}
 	return jobs.map((job) => ({ json: job }));
 }

@@ -1,0 +1,101 @@
+// Which jobs are accounted for, across the polled statuses: the cutoff below which a job is not new, and the jobs at
+// or after it already emitted or counted (`recent`), which make the overlap exact.
+import type { DueJob, PolledStatus } from './list';
+import { RECENT_LIMIT, type PollState, type StatusState } from './state';
+
+/** How late after its updated_at a job may first be listed in its state and still be emitted at once. */
+export const OVERLAP_MS = 10 * 60 * 1000;
+
+export class Ledger {
+	private readonly keys: Set<string>;
+	/** Jobs counted in `known` when first read (not emitted): they join `recent` when the poll closes. */
+	private readonly markedOld: Array<[string, PolledStatus, number]> = [];
+
+	constructor(
+		private readonly state: PollState,
+		private readonly note: (text: string) => void,
+	) {
+		this.keys = new Set(
+			Object.entries(state.recent).flatMap(([status, entries]) =>
+				(entries ?? []).map(([id]) => key(status as PolledStatus, id)),
+			),
+		);
+	}
+
+	isAccounted(status: PolledStatus, jobId: string): boolean {
+		return this.keys.has(key(status, jobId));
+	}
+
+	/**
+	 * Jobs dated before this are not new: the status's first poll, OVERLAP_MS before the watermark, or the floor left
+	 * by an overflow of `recent`.
+	 */
+	cutoff(status: StatusState): number {
+		return Math.max(status.since, this.state.watermark - OVERLAP_MS, this.state.floor);
+	}
+
+	/** A status's first poll: the watermark starts there. */
+	begin(since: number): void {
+		if (this.state.latest === 0) this.state.latest = since;
+		if (this.state.watermark === 0) this.state.watermark = since;
+	}
+
+	/** A job counted in `known` without being emitted, so it is not taken for new later. */
+	markOld(jobId: string, status: PolledStatus, updatedAtMs: number): void {
+		if (!Number.isFinite(updatedAtMs) || this.keys.has(key(status, jobId))) return;
+		this.keys.add(key(status, jobId));
+		this.markedOld.push([jobId, status, updatedAtMs]);
+	}
+
+	/** An emitted job; `latest` follows it, but never further than `maxLatest` (the service's clock). */
+	emitted(job: DueJob, maxLatest: number): void {
+		if (!this.keys.has(key(job.status, job.job_id))) {
+			this.keys.add(key(job.status, job.job_id));
+			this.add(job.job_id, job.status, job.updatedAtMs);
+		}
+		this.state.latest = Math.max(this.state.latest, Math.min(job.updatedAtMs, maxLatest));
+	}
+
+	/**
+	 * The end of a poll: the jobs marked old join `recent`; when nothing was owed the watermark moves up to the latest
+	 * emitted job; then what the cutoff excludes is dropped.
+	 */
+	close(settled: boolean): void {
+		for (const [id, status, updatedAtMs] of this.markedOld) this.add(id, status, updatedAtMs);
+		if (settled) this.state.watermark = this.state.latest;
+		this.trim();
+	}
+
+	private add(jobId: string, status: PolledStatus, updatedAtMs: number): void {
+		(this.state.recent[status] ??= []).push([jobId, updatedAtMs]);
+	}
+
+	/** Drops what the cutoff already excludes, then the oldest beyond RECENT_LIMIT (raising the floor above them). */
+	private trim(): void {
+		const kept: Array<[string, PolledStatus, number]> = [];
+		for (const [status, state] of Object.entries(this.state.statuses) as Array<
+			[PolledStatus, StatusState]
+		>) {
+			const cutoff = this.cutoff(state);
+			for (const [id, updatedAtMs] of this.state.recent[status] ?? []) {
+				if (updatedAtMs >= cutoff) kept.push([id, status, updatedAtMs]);
+			}
+		}
+		kept.sort((a, b) => a[2] - b[2]);
+		const overflow = kept.length - RECENT_LIMIT;
+		if (overflow > 0) {
+			const dropped = kept.splice(0, overflow);
+			this.state.floor = Math.max(this.state.floor, dropped[dropped.length - 1][2] + 1);
+			this.note(
+				`more than ${RECENT_LIMIT} jobs emitted within the overlap: the cutoff rose above the ${overflow} oldest`,
+			);
+		}
+		const recent: PollState['recent'] = {};
+		for (const [id, status, updatedAtMs] of kept) (recent[status] ??= []).push([id, updatedAtMs]);
+		this.state.recent = recent;
+	}
+}
+
+function key(status: PolledStatus, jobId: string): string {
+	return `${status}\u0000${jobId}`;
+}

@@ -1,0 +1,202 @@
+// One poll, decided without I/O: which list requests to make, what their answers mean, which jobs to emit and what to
+// store. The node (poll.ts) makes the requests; every rule is tested against simulated lists. The list's order is not
+// specified and its cursor is an offset, so nothing here depends on where a job sits: each status's part is a
+// StatusPoll (status-poll.ts), and what is accounted for across statuses is the Ledger (ledger.ts).
+//
+// The cutoff trails the latest emitted job by OVERLAP_MS, so a job the service lists late (replication lag, a worker's
+// clock) is still caught; it moves only after a poll that left nothing owed, so it never passes a job a search has not
+// found yet, and never goes below `since`, the service time of the first activation.
+import { LIST_PAGE_SIZE } from '../../src/client';
+import { Ledger } from './ledger';
+import { POLLED_STATUSES, type DueJob, type ListRequest, type PolledStatus } from './list';
+import { MAX_PENDING, newState, parseState, type PollState } from './state';
+import { StatusPoll, type PageClock } from './status-poll';
+
+/** Half-width of the first activation's ambiguous zone around the service's Date (whole seconds). */
+export const ZONE_MS = 2000;
+/** The same without a Date header, around this machine's clock. */
+export const LOCAL_ZONE_MS = 30_000;
+/** The resolution of the HTTP Date header. */
+const SECOND_MS = 1000;
+/** Remarks kept per poll. */
+const MAX_NOTES = 20;
+
+export interface PollSettings {
+	/** The statuses whose jobs start the workflow, in the order their lists are read. */
+	statuses: readonly PolledStatus[];
+	/** List requests one poll may make, the first page of each status included. */
+	maxRequests: number;
+	/** Jobs one poll may emit; the rest are emitted by the next polls. */
+	maxItems: number;
+	/** The account polled (account_id): a state of another account is not carried on. */
+	account: string;
+	/** The credential's fingerprint (Base URL and API key), stored so the next poll knows the account without asking. */
+	credential: string;
+}
+
+export interface PollOutcome {
+	/** The state to store in the node's static data. */
+	state: PollState;
+	/** Oldest state change first. */
+	emit: DueJob[];
+	requests: number;
+	/** Jobs found due but left for the next poll (maxItems). */
+	deferred: number;
+	/** Searches carried to the next poll. */
+	searching: PolledStatus[];
+	/** Every job the service counts in a selected status is accounted for (nothing searched, nothing left over). */
+	settled: boolean;
+	/** Statuses whose list answered this poll with something that is not a usable list. */
+	unreadable: PolledStatus[];
+	/** Things worth a log line: odd answers, discarded state, counts that could not be explained. */
+	notes: string[];
+}
+
+/**
+ * One poll. Call next() for the request to make, apply() with its answer (or interrupt() when it failed), until
+ * next() returns undefined; then finish() for the state to store and the jobs to emit.
+ */
+export class PollSession {
+	/** Whether some selected status has state from earlier polls (false at the first activation). */
+	readonly hasHistory: boolean;
+	private readonly state: PollState;
+	private readonly ledger: Ledger;
+	private readonly parts: StatusPoll[];
+	private readonly notes: string[] = [];
+	private requests = 0;
+	private searchTurn = 0;
+	private interrupted = false;
+	private serviceNow: number | undefined;
+
+	constructor(
+		stored: unknown,
+		private readonly settings: PollSettings,
+		private readonly localNowMs: number,
+	) {
+		const parsed = parseState(stored);
+		if (stored !== undefined && stored !== null && !parsed) {
+			this.note('the stored poll state was unreadable: starting from now');
+		}
+		// A state written by version 1 names only its credential: that credential's account is the one polled now.
+		const ours =
+			parsed &&
+			(parsed.account === undefined
+				? parsed.credential === settings.credential
+				: parsed.account === settings.account);
+		if (parsed && !ours) {
+			this.note(
+				parsed.account === undefined
+					? 'the credential changed since the stored state was written, and that state does not say which account it was of: starting from now'
+					: 'the credential now points at another account: starting from now',
+			);
+		}
+		this.state = ours ? parsed : newState(settings.account, settings.credential);
+		this.state.account = settings.account;
+		this.state.credential = settings.credential;
+		const note = (text: string) => this.note(text);
+		this.ledger = new Ledger(this.state, note);
+		this.parts = settings.statuses.map(
+			(status) => new StatusPoll(status, this.state.statuses[status], this.ledger, note),
+		);
+		this.hasHistory = this.parts.some((part) => part.state !== undefined);
+		this.searchTurn = this.state.turn % Math.max(1, this.parts.length);
+	}
+
+	/** The next request to make, or undefined when this poll is done. */
+	next(): ListRequest | undefined {
+		if (this.interrupted || this.requests >= this.settings.maxRequests) return undefined;
+		const unread = this.parts.find((part) => !part.firstPageRead);
+		if (unread) {
+			return { status: unread.status, cursor: 0, limit: LIST_PAGE_SIZE, kind: 'first_page' };
+		}
+		// A search that has read the whole list concludes without a request, even when no more jobs fit this poll.
+		for (const part of this.parts) part.concludeIfWhole();
+		if (this.foundCount() >= this.settings.maxItems) return undefined;
+		// Statuses take turns, so a busy one cannot hold another's search back.
+		for (let turn = 0; turn < this.parts.length; turn++) {
+			const index = (this.searchTurn + turn) % this.parts.length;
+			const part = this.parts[index];
+			while (part.searching) {
+				const request = part.searchRequest();
+				if (request) {
+					this.searchTurn = (index + 1) % this.parts.length;
+					return request;
+				}
+			}
+		}
+		return undefined;
+	}
+
+	/** The answer to `request`, as received; `serviceNowMs` is the response's Date header (undefined without one). */
+	apply(request: ListRequest, answer: unknown, serviceNowMs: number | undefined): void {
+		this.requests++;
+		const onServiceClock = serviceNowMs !== undefined && Number.isFinite(serviceNowMs);
+		if (onServiceClock) this.serviceNow = Math.max(this.serviceNow ?? serviceNowMs, serviceNowMs);
+		const clock: PageClock = onServiceClock
+			? { now: serviceNowMs, resolution: SECOND_MS, zone: ZONE_MS }
+			: { now: this.localNowMs, resolution: LOCAL_ZONE_MS, zone: LOCAL_ZONE_MS };
+		this.part(request.status).apply(request, answer, clock);
+	}
+
+	/** A request failed (rate limit, network): no more requests this poll; what was read still counts. */
+	interrupt(): void {
+		this.interrupted = true;
+	}
+
+	finish(): PollOutcome {
+		const due = this.parts
+			.flatMap((part) => [...part.found.values()])
+			.sort(
+				(a, b) =>
+					a.updatedAtMs - b.updatedAtMs ||
+					POLLED_STATUSES.indexOf(a.status) - POLLED_STATUSES.indexOf(b.status) ||
+					(a.job_id < b.job_id ? -1 : a.job_id > b.job_id ? 1 : 0),
+			);
+		const emit = due.slice(0, this.settings.maxItems);
+		// The rest is remembered as found, so the next poll emits it without searching again; beyond the bound, the
+		// count keeps it owed and a later search finds it again.
+		for (const job of due.slice(this.settings.maxItems, this.settings.maxItems + MAX_PENDING)) {
+			const state = this.part(job.status).state;
+			if (state) (state.pending ??= []).push([job.job_id, job.updated_at]);
+		}
+		const maxLatest = (this.serviceNow ?? this.localNowMs) + ZONE_MS;
+		for (const job of emit) {
+			const state = this.part(job.status).state;
+			if (state) state.known++;
+			this.ledger.emitted(job, maxLatest);
+		}
+		const statuses: PollState['statuses'] = {};
+		for (const part of this.parts) {
+			const stored = part.stored();
+			if (stored) statuses[part.status] = stored;
+		}
+		this.state.statuses = statuses;
+		const settled = this.parts.every((part) => part.isSettled());
+		this.state.turn = this.searchTurn;
+		this.ledger.close(settled);
+		return {
+			state: this.state,
+			emit,
+			requests: this.requests,
+			deferred: due.length - emit.length,
+			settled,
+			searching: this.parts.filter((part) => part.state?.scan).map((part) => part.status),
+			unreadable: this.parts.filter((part) => part.unreadable).map((part) => part.status),
+			notes: this.notes,
+		};
+	}
+
+	private foundCount(): number {
+		return this.parts.reduce((sum, part) => sum + part.found.size, 0);
+	}
+
+	private part(status: PolledStatus): StatusPoll {
+		const part = this.parts.find((candidate) => candidate.status === status);
+		if (!part) throw new Error(`status ${status} is not polled`);
+		return part;
+	}
+
+	private note(text: string): void {
+		if (this.notes.length < MAX_NOTES) this.notes.push(text);
+	}
+}

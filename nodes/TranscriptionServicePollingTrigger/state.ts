@@ -1,0 +1,253 @@
+// What the Polling Trigger stores in the node's static data between polls, and the parser that reads it back (and
+// migrates what an earlier version wrote). Static data is user-editable JSON: anything unexpected means "start from
+// now", never a guess.
+import type { ListPosition } from '../../src/client';
+import { isPolledStatus, type PolledStatus } from './list';
+
+/** 2: the state names its account (account_id) and the credential last seen to belong to it. */
+const STATE_VERSION = 2;
+
+// Every collection stored is bounded, whatever the service answers (a page holds at most the limit asked for,
+// src/client/pagination.ts): at most RECENT_LIMIT + MAX_PENDING + 3 × MAX_AMBIGUOUS = 7,500 job entries, each its
+// job_id and a time (`recent`: id + 19 bytes of JSON; `pending`, `ambiguous`: id + 32). With the sandbox's 28-character
+// ids that is at most ~385 KB of static data, with ids of the longest the pack accepts (256) ~2.1 MB; in practice the
+// state holds what was emitted within the overlap (test/engine/polling-trigger-faults.test.ts measures it).
+
+/**
+ * Accounted jobs kept to make the overlap exact. A poll keeps the jobs emitted within OVERLAP_MS of the latest, plus,
+ * while a search or a backlog goes on, every job emitted since it began; beyond this the cutoff rises above the
+ * oldest ones.
+ */
+export const RECENT_LIMIT = 5000;
+/**
+ * Jobs found but left for the next polls (more than one poll emits), oldest kept. The ones beyond are not lost: the
+ * count still owes them, so the cutoff stays put and a later poll's search finds them again.
+ */
+export const MAX_PENDING = 1000;
+/** Ambiguous jobs carried between polls per status (the jobs dated within seconds of the first activation), newest kept. */
+export const MAX_AMBIGUOUS = 500;
+
+export interface StatusState {
+	/** Jobs in this status accounted for: listed at its first poll, or emitted since. */
+	known: number;
+	/** Service time (ms) of this status's first poll: jobs that reached it earlier are not emitted. */
+	since: number;
+	/** End (ms) of the first poll's ambiguous zone [since, zoneEnd). */
+	zoneEnd: number;
+	/** A search not finished within one poll. */
+	scan?: ScanState;
+	/** Jobs found but left for the next poll (more than one poll emits): [job_id, updated_at as listed]. */
+	pending?: Array<[string, string]>;
+}
+
+/** Where the search of a status's list stands (ListPosition: front, back, total), and its current pass. */
+export interface ScanState extends ListPosition {
+	/**
+	 * The current pass over the list: its total and the service time (ms) when it began, -1 until the next first page
+	 * begins it. Jobs found later and dated after the beginning (+ the clock's resolution, `passBand`) joined the list
+	 * during the pass (`newcomers`); jobs found dated within the band could be either (`uncertain`).
+	 */
+	passTotal: number;
+	passDate: number;
+	passBand: number;
+	newcomers: number;
+	uncertain: number;
+	/** Passes that ended without a certain count. */
+	passes: number;
+	/** Ambiguous jobs seen so far: [job_id, updated_at as listed]. */
+	ambiguous: Array<[string, string]>;
+}
+
+export interface PollState {
+	version: typeof STATE_VERSION;
+	/**
+	 * The account the state belongs to: account_id from GET /account (spec 4.1). A new API key or a differently spelt
+	 * Base URL for the same account carries on from here. Undefined in a state written by version 1, which knew only
+	 * its credential: the first poll with that credential fills it in.
+	 */
+	account: string | undefined;
+	/**
+	 * The credential (Base URL and API key, as a fingerprint) last seen to belong to `account`: while it stays the same,
+	 * a poll knows the account without asking.
+	 */
+	credential: string;
+	statuses: Partial<Record<PolledStatus, StatusState>>;
+	/** updated_at (ms) of the latest emitted job, never beyond the service's clock. */
+	latest: number;
+	/**
+	 * `latest` as of the last poll that ended with nothing owed; the cutoff trails it by OVERLAP_MS. While a job is
+	 * owed (a search goes on, jobs wait for the next poll) it stays put, so newer jobs emitted meanwhile cannot move
+	 * the cutoff past a job not found yet.
+	 */
+	watermark: number;
+	/** Raised above the jobs dropped from `recent` when it overflows. */
+	floor: number;
+	/** Which status searches first in the next poll (they take turns across polls too). */
+	turn: number;
+	/** Accounted jobs at or after their status's cutoff, per status: [job_id, updated_at ms], oldest first. */
+	recent: Partial<Record<PolledStatus, Array<[string, number]>>>;
+}
+
+/** The state of an account the trigger has not polled yet. */
+export function newState(account: string, credential: string): PollState {
+	return {
+		version: STATE_VERSION,
+		account,
+		credential,
+		statuses: {},
+		latest: 0,
+		watermark: 0,
+		floor: 0,
+		turn: 0,
+		recent: {},
+	};
+}
+
+/** A new pass over the whole list begins at its next first page. */
+export function newScan(front: number, total: number): ScanState {
+	return {
+		front,
+		back: 0,
+		total,
+		passTotal: -1,
+		passDate: 0,
+		passBand: 0,
+		newcomers: 0,
+		uncertain: 0,
+		passes: 0,
+		ambiguous: [],
+	};
+}
+
+/**
+ * The account the stored state says `credential` belongs to, without reading the rest; undefined when it does not say
+ * (no state, another credential, a state written by version 1).
+ */
+export function storedAccount(stored: unknown, credential: string): string | undefined {
+	if (typeof stored !== 'object' || stored === null) return undefined;
+	const { version, account, credential: storedCredential } = stored as Record<string, unknown>;
+	if (version !== STATE_VERSION || storedCredential !== credential) return undefined;
+	return typeof account === 'string' && account !== '' ? account : undefined;
+}
+
+export function parseState(stored: unknown): PollState | undefined {
+	if (typeof stored !== 'object' || stored === null) return undefined;
+	const value = stored as Record<string, unknown>;
+	const identity = parseIdentity(value);
+	if (!identity) return undefined;
+	if (!isTime(value.latest) || !isTime(value.watermark) || !isTime(value.floor)) return undefined;
+	if (!isCount(value.turn)) return undefined;
+	if (typeof value.statuses !== 'object' || value.statuses === null) return undefined;
+	const statuses: PollState['statuses'] = {};
+	for (const [status, entry] of Object.entries(value.statuses)) {
+		if (!isPolledStatus(status)) return undefined;
+		const parsed = parseStatusState(entry);
+		if (!parsed) return undefined;
+		statuses[status] = parsed;
+	}
+	if (typeof value.recent !== 'object' || value.recent === null || Array.isArray(value.recent)) {
+		return undefined;
+	}
+	const recent: PollState['recent'] = {};
+	for (const [status, entries] of Object.entries(value.recent)) {
+		if (!isPolledStatus(status) || !Array.isArray(entries)) return undefined;
+		const parsed: Array<[string, number]> = [];
+		for (const entry of entries as unknown[]) {
+			if (!Array.isArray(entry) || typeof entry[0] !== 'string' || !isTime(entry[1]))
+				return undefined;
+			parsed.push([entry[0], entry[1]]);
+		}
+		recent[status] = parsed;
+	}
+	return {
+		version: STATE_VERSION,
+		...identity,
+		statuses,
+		latest: value.latest,
+		watermark: value.watermark,
+		floor: value.floor,
+		turn: value.turn,
+		recent,
+	};
+}
+
+/**
+ * Whose state this is. Version 1 keyed its state by `account`, a fingerprint of the credential (the same fingerprint
+ * as `credential` now): it migrates as a state of that credential whose account is not known yet.
+ */
+function parseIdentity(
+	value: Record<string, unknown>,
+): Pick<PollState, 'account' | 'credential'> | undefined {
+	const { version, account, credential } = value;
+	if (version === 1 && typeof account === 'string')
+		return { account: undefined, credential: account };
+	if (version !== STATE_VERSION || typeof credential !== 'string') return undefined;
+	if (typeof account !== 'string' || account === '') return undefined;
+	return { account, credential };
+}
+
+function parseStatusState(entry: unknown): StatusState | undefined {
+	if (typeof entry !== 'object' || entry === null) return undefined;
+	const { known, since, zoneEnd, scan } = entry as Record<string, unknown>;
+	if (!isCount(known) || !isTime(since) || !isTime(zoneEnd)) return undefined;
+	const state: StatusState = { known, since, zoneEnd };
+	const { pending } = entry as Record<string, unknown>;
+	if (pending !== undefined) {
+		const parsed = parsePairs(pending);
+		if (!parsed) return undefined;
+		state.pending = parsed;
+	}
+	if (scan !== undefined) {
+		const parsed = parseScan(scan);
+		if (!parsed) return undefined;
+		state.scan = parsed;
+	}
+	return state;
+}
+
+function parseScan(scan: unknown): ScanState | undefined {
+	if (typeof scan !== 'object' || scan === null) return undefined;
+	const value = scan as Record<string, unknown>;
+	const counts = ['front', 'back', 'total', 'newcomers', 'uncertain', 'passes'] as const;
+	if (!counts.every((name) => isCount(value[name]))) return undefined;
+	const { passTotal, passDate, passBand } = value;
+	if (typeof passTotal !== 'number' || !Number.isInteger(passTotal) || passTotal < -1)
+		return undefined;
+	if (!isTime(passDate) || !isTime(passBand)) return undefined;
+	const pairs = parsePairs(value.ambiguous);
+	if (!pairs) return undefined;
+	return {
+		front: value.front as number,
+		back: value.back as number,
+		total: value.total as number,
+		passTotal,
+		passDate,
+		passBand,
+		newcomers: value.newcomers as number,
+		uncertain: value.uncertain as number,
+		passes: value.passes as number,
+		ambiguous: pairs,
+	};
+}
+
+/** [job_id, updated_at] pairs with a parseable time. */
+function parsePairs(value: unknown): Array<[string, string]> | undefined {
+	if (!Array.isArray(value)) return undefined;
+	const pairs: Array<[string, string]> = [];
+	for (const entry of value as unknown[]) {
+		if (!Array.isArray(entry) || typeof entry[0] !== 'string' || typeof entry[1] !== 'string') {
+			return undefined;
+		}
+		if (!Number.isFinite(Date.parse(entry[1]))) return undefined;
+		pairs.push([entry[0], entry[1]]);
+	}
+	return pairs;
+}
+
+function isCount(value: unknown): value is number {
+	return typeof value === 'number' && Number.isInteger(value) && value >= 0;
+}
+
+function isTime(value: unknown): value is number {
+	return typeof value === 'number' && Number.isFinite(value) && value >= 0;
+}

@@ -1,0 +1,321 @@
+// One status's part of a poll: its first page (the count), the search for the jobs it owes, read from both ends of
+// its list within the requests the poll gives it, and the count that settles what the search could not tell apart.
+//
+// - The status's list only grows: a job that reached a terminal state stays there. `total` − `known` = jobs in the
+//   status not yet accounted for ("owed"). The first page (100 jobs, one request) is read every poll and tells the total.
+// - A job is new when dated (updated_at) at or after the ledger's cutoff and not accounted for there.
+// - When page 0 does not explain the owed count, the search reads further pages from both ends of the list (where
+//   every time order puts new jobs) towards the middle, and carries its position to the next poll. Positions stay valid
+//   while the list grows: a job not read yet can only move further from the ends.
+// - At the first activation, jobs dated within ±ZONE of the service's clock may be from before or after it; the count
+//   decides (the ambiguous jobs; resolveCompletePass).
+// One class of ~280 lines on purpose: the first page, the search and the count all read and move the same owed count
+// and stored scan, so split apart each part would reach into the others'.
+import {
+	contradictsTotal,
+	ListWalk,
+	readListPage,
+	type ListEnd,
+	type ListPage,
+} from '../../src/client';
+import { AmbiguousJobs } from './ambiguous';
+import type { Ledger } from './ledger';
+import { listedJob, pageRequest, type DueJob, type ListRequest, type PolledStatus } from './list';
+import { newScan, type ScanState, type StatusState } from './state';
+
+/** Passes over the whole list a search repeats when its count was not certain. */
+export const MAX_SEARCH_PASSES = 3;
+
+/** The clock a page was answered on: the service's Date, or this machine's without one. */
+export interface PageClock {
+	now: number;
+	/** How far `now` may be from the true time (the Date header has whole seconds). */
+	resolution: number;
+	/** Half-width of the first activation's ambiguous zone. */
+	zone: number;
+}
+
+export class StatusPoll {
+	firstPageRead = false;
+	/** The list's length as last answered. */
+	total: number;
+	/** New jobs seen this poll (and the ones a previous poll left for this one). */
+	readonly found: Map<string, DueJob>;
+	/** Ambiguous jobs seen (this poll and carried). */
+	private readonly ambiguous: AmbiguousJobs;
+	/** Whether to read more pages this poll. */
+	searching = false;
+	/** The search's walk over the list this poll, on the stored scan's position. */
+	private walk: ListWalk | undefined;
+	/**
+	 * An answer of this poll was not a usable list: what this status knows stays as it was (its count, its search,
+	 * and — since the status is not settled — the cutoff), as after a failed request, and the next poll reads it again.
+	 */
+	unreadable = false;
+
+	constructor(
+		readonly status: PolledStatus,
+		/** undefined until the first page arrives when this status has no state yet. */
+		public state: StatusState | undefined,
+		private readonly ledger: Ledger,
+		private readonly note: (text: string) => void,
+	) {
+		const pending = (state?.pending ?? []).map(([job_id, updated_at]): [string, DueJob] => [
+			job_id,
+			{ job_id, status, updated_at, updatedAtMs: Date.parse(updated_at) },
+		]);
+		if (state) delete state.pending;
+		this.total = state?.known ?? 0;
+		this.found = new Map(pending);
+		this.ambiguous = new AmbiguousJobs(state?.scan?.ambiguous);
+	}
+
+	/** Jobs the service counts that are neither accounted for nor found. */
+	remaining(): number {
+		return this.total - (this.state?.known ?? this.total) - this.found.size;
+	}
+
+	/** Every job the service counts in this status is accounted for. */
+	isSettled(): boolean {
+		return (
+			this.firstPageRead &&
+			!this.unreadable &&
+			!!this.state &&
+			!this.state.scan &&
+			this.total <= this.state.known
+		);
+	}
+
+	/** A search that has read the whole list concludes without a request. */
+	concludeIfWhole(): void {
+		const scan = this.state?.scan;
+		if (this.searching && scan && this.walk?.isWhole) this.resolveCompletePass(scan);
+	}
+
+	/** The next search page, or undefined when the search has stopped (check `searching`). */
+	searchRequest(): ListRequest | undefined {
+		const scan = this.state?.scan;
+		if (scan && this.walk?.isWhole) {
+			this.resolveCompletePass(scan);
+			return undefined;
+		}
+		const read = scan ? this.walk?.next() : undefined;
+		if (!read) {
+			this.searching = false;
+			return undefined;
+		}
+		return pageRequest(this.status, read);
+	}
+
+	/** The answer to `request`, as received (the rules of a list answer: src/client/pagination.ts, ListPage). */
+	apply(request: ListRequest, answer: unknown, clock: PageClock): void {
+		const page = readListPage(answer, request);
+		if (!page || contradictsTotal(request, page)) {
+			this.note(
+				`status=${this.status}: the answer at cursor ${request.cursor} is ${
+					page
+						? `a page of ${page.items.length} job(s) that contradicts its total of ${page.total}`
+						: 'not a list (no items array or no count total)'
+				}; nothing of this status moves until a poll reads a valid answer`,
+			);
+			this.unreadable = true;
+			this.firstPageRead = true;
+			this.searching = false;
+			return;
+		}
+		if (page.dropped > 0) {
+			this.note(
+				`status=${this.status}: the answer at cursor ${request.cursor} held ${page.items.length + page.dropped} jobs for a limit of ${request.limit}; only the first ${request.limit} were read`,
+			);
+		}
+		if (request.kind === 'first_page') this.applyFirstPage(page.items, page.total, clock);
+		else this.applySearchPage(request, request.kind, page);
+	}
+
+	/** What the poll stores for this status (undefined before its first page). */
+	stored(): StatusState | undefined {
+		if (this.state?.scan) this.state.scan.ambiguous = this.ambiguous.stored();
+		return this.state;
+	}
+
+	private applyFirstPage(items: unknown[], total: number, clock: PageClock): void {
+		this.firstPageRead = true;
+		this.total = total;
+		if (!this.state) {
+			this.startFromNow(total, items, clock);
+			return;
+		}
+		const state = this.state;
+		if (total < state.known) {
+			this.note(
+				`status=${this.status}: the service counts ${total} jobs, fewer than the ${state.known} accounted for (jobs removed from the list?)`,
+			);
+			state.known = total;
+		}
+		const carried = state.scan;
+		if (carried && total < carried.total) this.restartShrunkScan(carried, total);
+		this.classifyAll(items);
+		const scan = state.scan;
+		if (scan) {
+			scan.total = total;
+			scan.front = Math.max(scan.front, items.length);
+		}
+		if (this.remaining() <= 0) {
+			this.settle();
+			return;
+		}
+		const active = (state.scan ??= newScan(items.length, total));
+		// A pass begins with a first page: every job listed then is read by the time the pass covers the list.
+		if (active.passTotal < 0) {
+			Object.assign(active, {
+				passTotal: total,
+				passDate: clock.now,
+				passBand: clock.resolution,
+				newcomers: 0,
+				uncertain: 0,
+			});
+		}
+		this.searching = true;
+		// Bounded by the poll's request budget (Max Requests per Poll), shared with the other statuses.
+		this.walk = new ListWalk(
+			{ from: 'both_ends', status: this.status, maxPages: Number.POSITIVE_INFINITY },
+			active,
+		);
+	}
+
+	private applySearchPage(request: ListRequest, end: ListEnd, page: ListPage): void {
+		const scan = this.state?.scan;
+		if (!scan || !this.walk) return;
+		const { items, total } = page;
+		this.walk.record({ cursor: request.cursor, limit: request.limit, end }, page);
+		const stop = this.walk.stop;
+		if (stop?.reason === 'shrank') {
+			this.restartShrunkScan(scan, total);
+			this.searching = false;
+			this.classifyAll(items);
+			return;
+		}
+		if (stop?.reason === 'empty_page') {
+			this.note(`status=${this.status}: an empty page at cursor ${stop.cursor} of ${total}`);
+			this.searching = false;
+		}
+		this.total = total;
+		this.classifyAll(items);
+		if (this.remaining() <= 0) this.settle();
+	}
+
+	/**
+	 * The status's first poll: every job listed is counted in `known`; the ones on this page dated at or after `since`
+	 * are remembered as accounted, so they are not taken for new later.
+	 */
+	private startFromNow(total: number, items: unknown[], clock: PageClock): void {
+		const state: StatusState = {
+			known: total,
+			since: clock.now - clock.zone,
+			zoneEnd: clock.now + clock.zone,
+		};
+		this.state = state;
+		this.ledger.begin(state.since);
+		for (const raw of items) {
+			const job = listedJob(raw, this.status);
+			if (job && job.updatedAtMs >= state.since) {
+				this.ledger.markOld(job.job_id, this.status, job.updatedAtMs);
+			}
+		}
+	}
+
+	private classifyAll(items: unknown[]): void {
+		for (const raw of items) this.classify(raw, this.total);
+	}
+
+	/** `total` is the list's length in the answer the job came in. */
+	private classify(raw: unknown, total: number): void {
+		const state = this.state;
+		if (!state) return;
+		const job = listedJob(raw, this.status);
+		if (!job) {
+			const listed = (raw as { job_id?: unknown; status?: unknown } | null) ?? {};
+			this.note(
+				`status=${this.status}: skipped a listed job that is not a ${this.status} job with an id and updated_at (${JSON.stringify(
+					{ job_id: listed.job_id, status: listed.status },
+				).slice(0, 200)})`,
+			);
+			return;
+		}
+		if (this.ledger.isAccounted(this.status, job.job_id) || this.found.has(job.job_id)) return;
+		if (job.updatedAtMs < this.ledger.cutoff(state)) return;
+		// While the list is as long as when the pass began, nothing has joined it: every job found was there.
+		const scan = state.scan;
+		const pass = scan && scan.passTotal >= 0 && total > scan.passTotal ? scan : undefined;
+		if (job.updatedAtMs < state.zoneEnd) {
+			if (!this.ambiguous.has(job.job_id)) {
+				this.ambiguous.add(job);
+				// An ambiguous job that joined during the pass would upset its count (only seconds after activation).
+				if (pass && job.updatedAtMs >= pass.passDate) pass.uncertain++;
+			}
+			return;
+		}
+		this.found.set(job.job_id, job);
+		if (pass && job.updatedAtMs >= pass.passDate + pass.passBand) pass.newcomers++;
+		else if (pass && job.updatedAtMs >= pass.passDate) pass.uncertain++;
+	}
+
+	/**
+	 * Every job listed when the pass began has been read, so the jobs owed then and still not found are known in
+	 * number: what is owed now, less the jobs that joined the list during the pass and were not read. They can only be
+	 * ambiguous jobs (dated within the first activation's zone), and the count says how many of those are new: the
+	 * newest (a job listed at the first activation is never dated after one that was still running then). Jobs the rules
+	 * cannot find at all (listed long after their updated_at) are counted as accounted for, with a note, so a search
+	 * never goes on forever. A pass whose count is not certain (a job found dated within the clock's resolution of the
+	 * pass's beginning) is repeated, at most MAX_SEARCH_PASSES times.
+	 */
+	private resolveCompletePass(scan: ScanState): void {
+		this.searching = false;
+		const state = this.state;
+		if (!state) return;
+		const unreadNewcomers = scan.total - scan.passTotal - scan.newcomers;
+		if (scan.uncertain > 0 || unreadNewcomers < 0) {
+			scan.passes++;
+			if (scan.passes >= MAX_SEARCH_PASSES) {
+				this.note(
+					`status=${this.status}: ${scan.passes} passes over the list gave no certain count; the ambiguous jobs seen are taken as older than the activation`,
+				);
+				this.settle();
+				return;
+			}
+			Object.assign(scan, { front: 0, back: 0, passTotal: -1, newcomers: 0, uncertain: 0 });
+			return;
+		}
+		const unfound = this.remaining() - unreadNewcomers;
+		if (unfound <= 0) {
+			this.settle();
+			return;
+		}
+		const taken = this.ambiguous.takeNewest(unfound);
+		for (const job of taken) this.found.set(job.job_id, { ...job, status: this.status });
+		const missing = unfound - taken.length;
+		if (missing > 0) {
+			this.note(
+				`status=${this.status}: ${missing} job(s) counted by the service could not be found by their updated_at (listed long after their state changed?); counted as accounted for`,
+			);
+			state.known += missing;
+		}
+		this.settle();
+	}
+
+	/** Owed jobs are explained: ambiguous ones seen are from before the first activation. */
+	private settle(): void {
+		for (const [id, updatedAt] of this.ambiguous.takeAll()) {
+			this.ledger.markOld(id, this.status, Date.parse(updatedAt));
+		}
+		this.searching = false;
+		if (this.state) delete this.state.scan;
+	}
+
+	private restartShrunkScan(scan: ScanState, total: number): void {
+		this.note(
+			`status=${this.status}: the list shrank from ${scan.total} to ${total} jobs; the search starts over`,
+		);
+		if (this.state) delete this.state.scan;
+	}
+}

@@ -1,0 +1,304 @@
+// The Transcription Service Polling Trigger under faults (issue 17), its real poll() in n8n-core's PollContext against
+// the sandbox, behind a proxy that can answer in the sandbox's place: garbled list answers, a key revoked for a while
+// and replaced, the Base URL spelt differently, another account, a state written by version 1. Each job that reaches a
+// selected state is emitted exactly once, whatever the fault and however long it lasts.
+import { createHash } from 'node:crypto';
+import type { IncomingMessage } from 'node:http';
+
+import type { IDataObject, INodeExecutionData } from 'n8n-workflow';
+
+import { GENEROUS_LIMITS } from '../sandbox/helpers';
+import { startRecordingProxy, type ProxyReply, type RecordingProxy } from './harness';
+import type { PollState } from '../../nodes/TranscriptionServicePollingTrigger/state';
+import { POLLING_NODE_NAME, PollingTriggerUnderTest } from './polling-harness';
+import { useEngineSandbox } from './setup';
+
+const env = useEngineSandbox({ rateLimits: GENEROUS_LIMITS });
+const MINUTE_SECONDS = 60;
+/** The overlap the trigger keeps behind the latest emitted job (ledger.ts, OVERLAP_MS), in minutes. */
+const OVERLAP_MINUTES = 10;
+
+const proxies: RecordingProxy[] = [];
+afterEach(async () => {
+	await Promise.all(proxies.splice(0).map((proxy) => proxy.close()));
+});
+
+function jobIds(items: INodeExecutionData[]): string[] {
+	return items.map((item) => String(item.json.job_id));
+}
+
+function sorted(values: string[]): string[] {
+	return [...values].sort();
+}
+
+/** GET /transcriptions?status=… as the proxy sees it; undefined for any other request. */
+function listedStatus(incoming: IncomingMessage): string | undefined {
+	const url = new URL(incoming.url ?? '/', 'http://proxy.invalid');
+	if (incoming.method !== 'GET' || url.pathname !== '/api/v1/transcriptions') return undefined;
+	return url.searchParams.get('status') ?? '';
+}
+
+function json(body: unknown): ProxyReply {
+	return {
+		status: 200,
+		headers: { 'content-type': 'application/json' },
+		body: JSON.stringify(body),
+	};
+}
+
+/**
+ * The trigger with `key`, its requests through `proxy`, activated; then five seconds pass on the service's clock, so
+ * the jobs that end next are after the first activation's zone (covered in the unit tier).
+ */
+async function activated(key: string, proxy: RecordingProxy): Promise<PollingTriggerUnderTest> {
+	const trigger = await PollingTriggerUnderTest.start({
+		credentials: { apiKey: key, baseUrl: proxy.baseUrl },
+	});
+	await trigger.activate();
+	await env.admin.advanceClock(5);
+	return trigger;
+}
+
+/** A proxy in front of the sandbox that gives `answer`'s reply instead of the sandbox's when it returns one. */
+async function proxyAnswering(
+	answer: (incoming: IncomingMessage) => ProxyReply | undefined,
+): Promise<RecordingProxy> {
+	const proxy = await startRecordingProxy(env.sandbox.baseUrl, answer);
+	proxies.push(proxy);
+	return proxy;
+}
+
+describe('garbled list answers (issue 17 defect 5)', () => {
+	test('the failed list answered 200 without items for longer than the overlap while completed jobs are emitted: the failed job is emitted once after', async () => {
+		const { key } = await env.newAccount();
+		let garbling = false;
+		const proxy = await proxyAnswering((incoming) =>
+			garbling && listedStatus(incoming) === 'failed'
+				? json({ total: 1, links: { self: incoming.url, next: null, prev: null } })
+				: undefined,
+		);
+		const trigger = await activated(key, proxy);
+		const failed = await env.liveJob(key);
+		await env.admin.failJob(failed);
+
+		garbling = true;
+		const completed: string[] = [];
+		for (let minute = 0; minute <= OVERLAP_MINUTES + 2; minute++) {
+			const job = await env.liveJob(key);
+			await env.admin.completeJob(job);
+			completed.push(job);
+			await env.admin.advanceClock(MINUTE_SECONDS);
+			expect(jobIds((await trigger.poll()) ?? [])).toEqual([job]);
+		}
+		expect(trigger.storedState()?.statuses.failed).toEqual({
+			known: 0,
+			since: expect.any(Number),
+			zoneEnd: expect.any(Number),
+		});
+
+		garbling = false;
+		await env.admin.advanceClock(MINUTE_SECONDS);
+		expect(jobIds((await trigger.poll()) ?? [])).toEqual([failed]);
+		expect(await trigger.poll()).toBeNull();
+		expect(sorted(jobIds(trigger.items()))).toEqual(sorted([...completed, failed]));
+		expect(trigger.errors).toEqual([]);
+	});
+
+	test('a garbled answer at the first activation fails the activation, naming the list', async () => {
+		const { key } = await env.newAccount();
+		const proxy = await proxyAnswering((incoming) =>
+			listedStatus(incoming) === 'failed' ? json({ items: 'none', total: 0 }) : undefined,
+		);
+		const trigger = await PollingTriggerUnderTest.start({
+			credentials: { apiKey: key, baseUrl: proxy.baseUrl },
+		});
+		await expect(trigger.activate()).rejects.toThrow(
+			"The service's list of failed jobs is not a valid list answer",
+		);
+		expect(trigger.storedState()).toBeUndefined();
+	});
+});
+
+describe('a 5xx in the middle of a search', () => {
+	test('503s past the retries stop the poll after what it read; the next poll goes on, each job emitted once', async () => {
+		const { accountId, key } = await env.newAccount();
+		await env.admin.seedJobs({ account_id: accountId, count: 500 });
+		let failing = 0;
+		const proxy = await proxyAnswering((incoming) => {
+			const url = new URL(incoming.url ?? '/', 'http://proxy.invalid');
+			if (failing === 0 || listedStatus(incoming) !== 'completed') return undefined;
+			if (url.searchParams.get('cursor') === '0') return undefined;
+			failing--;
+			return { status: 503, headers: { 'content-type': 'application/json' }, body: '{}' };
+		});
+		const trigger = await activated(key, proxy);
+		// A job that completes after 300 newer ones: the poll has to search past the first page to find it.
+		const longJob = await env.liveJob(key);
+		await env.admin.holdJob(longJob);
+		const { job_ids: newer } = await env.admin.seedJobs({ account_id: accountId, count: 300 });
+		await env.admin.completeJob(longJob);
+		await env.admin.advanceClock(MINUTE_SECONDS);
+
+		// Every attempt of the first search page fails (the client makes 5), so that poll stops after what it read.
+		failing = 5;
+		const emittedPerPoll: number[] = [];
+		for (let poll = 0; poll < 6; poll++) {
+			emittedPerPoll.push((await trigger.poll())?.length ?? 0);
+			await env.admin.advanceClock(MINUTE_SECONDS);
+		}
+		// The 5 attempts were made and failed; the poll stopped without an error execution, and the next went on.
+		expect(failing).toBe(0);
+		expect(emittedPerPoll.at(-1)).toBe(0);
+		expect(trigger.errors).toEqual([]);
+		expect(sorted(jobIds(trigger.items()))).toEqual(sorted([...newer, longJob]));
+	}, 60_000);
+});
+
+describe('the credential changes (issue 17 defect 6)', () => {
+	/** A recording proxy in front of the sandbox: each one is another spelling of the Base URL. */
+	const passThrough = () => proxyAnswering(() => undefined);
+	const accountReads = (proxy: RecordingProxy) =>
+		proxy.exchanges.filter((exchange) => exchange.url === '/api/v1/account').length;
+
+	test('a key revoked for a while, then a new key of the same account: the jobs that ended meanwhile are emitted once', async () => {
+		const { accountId, key } = await env.newAccount();
+		const proxy = await passThrough();
+		const trigger = await activated(key, proxy);
+		const before = await env.liveJob(key);
+		await env.admin.completeJob(before);
+		expect(jobIds((await trigger.poll()) ?? [])).toEqual([before]);
+		expect(await trigger.poll()).toBeNull();
+		// The account is read once, at the activation; polls with the same credential do not ask again.
+		expect(accountReads(proxy)).toBe(1);
+
+		const { key: newKey } = await env.admin.createKey({ account_id: accountId });
+		await env.admin.revokeKey(key);
+		const duringOutage: string[] = [];
+		for (let minute = 0; minute <= OVERLAP_MINUTES + 2; minute++) {
+			const job = await env.liveJob(newKey);
+			if (minute % 3 === 0) await env.admin.failJob(job);
+			else await env.admin.completeJob(job);
+			duringOutage.push(job);
+			await env.admin.advanceClock(MINUTE_SECONDS);
+			expect(await trigger.poll()).toBeNull();
+		}
+		expect(trigger.errors).toHaveLength(OVERLAP_MINUTES + 3);
+		expect(trigger.errors[0]).toMatchObject({
+			context: { itemError: { code: 'invalid_api_key', http_status: 401 } },
+		});
+
+		trigger.editCredentials({ apiKey: newKey, baseUrl: proxy.baseUrl });
+		await env.admin.advanceClock(MINUTE_SECONDS);
+		expect(sorted(jobIds((await trigger.poll()) ?? []))).toEqual(sorted(duringOutage));
+		expect(await trigger.poll()).toBeNull();
+		expect(sorted(jobIds(trigger.items()))).toEqual(sorted([before, ...duringOutage]));
+		// One more read of the account, for the new key only.
+		expect(accountReads(proxy)).toBe(2);
+		expect(trigger.storedState()).toMatchObject({ account: accountId });
+	});
+
+	test('the Base URL spelt differently (another address of the same service): carries on', async () => {
+		const { accountId, key } = await env.newAccount();
+		const [first, second] = [await passThrough(), await passThrough()];
+		const trigger = await activated(key, first);
+		const job = await env.liveJob(key);
+		await env.admin.completeJob(job);
+
+		trigger.editCredentials({ apiKey: key, baseUrl: `${second.baseUrl}/` });
+		await env.admin.advanceClock(MINUTE_SECONDS);
+		expect(jobIds((await trigger.poll()) ?? [])).toEqual([job]);
+		expect(accountReads(second)).toBe(1);
+		expect(trigger.storedState()).toMatchObject({ account: accountId });
+	});
+
+	test('a key of another account starts from now: that account’s finished jobs are not emitted, its next ones are', async () => {
+		const { key } = await env.newAccount();
+		const other = await env.newAccount();
+		const proxy = await passThrough();
+		const trigger = await activated(key, proxy);
+		const earlier = await env.liveJob(other.key);
+		await env.admin.completeJob(earlier);
+		await env.admin.advanceClock(MINUTE_SECONDS);
+
+		trigger.editCredentials({ apiKey: other.key, baseUrl: proxy.baseUrl });
+		expect(await trigger.poll()).toBeNull();
+		await env.admin.advanceClock(5);
+		const later = await env.liveJob(other.key);
+		await env.admin.completeJob(later);
+		expect(jobIds((await trigger.poll()) ?? [])).toEqual([later]);
+		expect(trigger.storedState()).toMatchObject({ account: other.accountId });
+	});
+
+	test('a state written by version 1 (keyed by a fingerprint of Base URL and key) carries on, and learns its account', async () => {
+		const { accountId, key } = await env.newAccount();
+		const proxy = await passThrough();
+		const trigger = await PollingTriggerUnderTest.start({
+			credentials: { apiKey: key, baseUrl: proxy.baseUrl },
+		});
+		await trigger.activate();
+		const rest: Partial<PollState> = { ...trigger.storedState() };
+		delete rest.account;
+		delete rest.credential;
+		// What 05a2b4f stored: version 1, `account` = sha256("<Base URL>|<sha256(key), 16 hex>"), 16 hex.
+		const keyFingerprint = createHash('sha256').update(key).digest('hex').slice(0, 16);
+		const versionOne = {
+			...rest,
+			version: 1,
+			account: createHash('sha256')
+				.update(`${proxy.baseUrl}|${keyFingerprint}`)
+				.digest('hex')
+				.slice(0, 16),
+		};
+		(trigger.storedStaticData[`node:${POLLING_NODE_NAME}`] as IDataObject).poll = versionOne;
+		await env.admin.advanceClock(5);
+		const job = await env.liveJob(key);
+		await env.admin.completeJob(job);
+
+		await env.admin.advanceClock(MINUTE_SECONDS);
+		expect(jobIds((await trigger.restart()) ?? [])).toEqual([job]);
+		expect(trigger.storedState()).toMatchObject({ version: 2, account: accountId });
+	});
+});
+
+describe('a service that ignores limit (issue 17 defect 7)', () => {
+	test('a first page of 200,000 jobs: static data stays under 64 KB, and every job is emitted exactly once over the following polls', async () => {
+		const { accountId, key } = await env.newAccount();
+		let hostile: ProxyReply | undefined;
+		const proxy = await proxyAnswering((incoming) => {
+			if (!hostile || listedStatus(incoming) !== 'completed') return undefined;
+			const reply = hostile;
+			hostile = undefined;
+			return reply;
+		});
+		const trigger = await activated(key, proxy);
+		const { job_ids: jobs } = await env.admin.seedJobs({ account_id: accountId, count: 250 });
+		await env.admin.advanceClock(MINUTE_SECONDS);
+
+		// The service's own first page, followed by 199,900 more completed jobs it does not count.
+		const response = await fetch(
+			`${env.sandbox.baseUrl}/api/v1/transcriptions?limit=100&cursor=0&status=completed`,
+			{ headers: { authorization: `Bearer ${key}` } },
+		);
+		const page = (await response.json()) as { items: unknown[] };
+		const { now } = await env.admin.clock();
+		const padding = Array.from({ length: 199_900 }, (_, index) => ({
+			job_id: `job_padding_${String(index).padStart(6, '0')}`,
+			status: 'completed',
+			updated_at: now,
+		}));
+		hostile = json({ ...page, items: [...page.items, ...padding] });
+
+		expect(await trigger.poll()).toHaveLength(100);
+		expect(hostile).toBeUndefined();
+		// What n8n saved with the emitting poll.
+		const staticDataBytes = Buffer.byteLength(JSON.stringify(trigger.storedStaticData));
+		expect(staticDataBytes).toBeLessThan(64 * 1024);
+		for (let poll = 0; poll < 10; poll++) {
+			await env.admin.advanceClock(MINUTE_SECONDS);
+			if ((await trigger.poll()) === null) break;
+		}
+		const emitted = jobIds(trigger.items());
+		expect(sorted(emitted)).toEqual(sorted(jobs));
+		expect(trigger.errors).toEqual([]);
+	}, 120_000);
+});
