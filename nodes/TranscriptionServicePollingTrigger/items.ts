@@ -3,7 +3,7 @@
 import { createHash } from 'crypto';
 import type { IDataObject, INodeExecutionData, IPollFunctions } from 'n8n-workflow';
 
-import { buildPath, joinPrefix, withoutUserinfo } from '../../src/api';
+import { buildPath, joinPrefix } from '../../src/api';
 import type { WebhookEventBody } from '../../src/webhooks';
 import {
 	EVENT_ARTIFACT_RETRY_POLICY,
@@ -28,12 +28,11 @@ export function pollEventId(jobId: string, status: string): string {
 /**
  * The event a webhook would carry for this job: event, event_id, job_id, status, created_at (when the job reached the
  * status: its updated_at, as a webhook event's created_at is the time of the state change) and absolute links, the
- * artifact link only for completed jobs. The links never carry a user name or password the Base URL may hold.
+ * artifact link only for completed jobs.
  */
 export function polledEvent(job: DueJob, baseUrl: string, pathPrefix: string): WebhookEventBody {
-	const base = withoutUserinfo(baseUrl);
 	const link = (operation: 'getTranscription' | 'getTranscriptionArtifact') =>
-		`${base}${joinPrefix(pathPrefix, buildPath(operation, { job_id: job.job_id }))}`;
+		`${baseUrl}${joinPrefix(pathPrefix, buildPath(operation, { job_id: job.job_id }))}`;
 	return {
 		event: pollingEventType(job.status),
 		event_id: pollEventId(job.job_id, job.status),

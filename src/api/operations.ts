@@ -122,20 +122,3 @@ export function resolveLink(baseUrl: string, link: string): string {
 	const base = baseUrl.replace(/\/+$/, '');
 	return `${base}${link.startsWith('/') ? link : `/${link}`}`;
 }
-
-/**
- * The base URL as it may be shown (in an emitted item, a log): without the user name and password a URL may carry
- * (https://user:password@host), which are secrets.
- */
-export function withoutUserinfo(baseUrl: string): string {
-	let url: URL;
-	try {
-		url = new URL(baseUrl);
-	} catch {
-		return baseUrl;
-	}
-	if (url.username === '' && url.password === '') return baseUrl;
-	url.username = '';
-	url.password = '';
-	return url.toString().replace(/\/+$/, '');
-}

@@ -51,6 +51,17 @@ describe('Account → Get (getAccount)', () => {
 		expect(apiError.resolution_url).toEqual(expect.stringMatching(/^https?:\/\//));
 	});
 
+	test('a Base URL with a user name or password is refused, naming the field', async () => {
+		const base = new URL(credentials.baseUrl);
+		const result = await runWorkflow({
+			nodes: [getAccount],
+			credentials: { ...credentials, baseUrl: `${base.protocol}//user:secret@${base.host}` },
+		});
+		expect(result.error?.message).toBe(
+			"The credential's Base URL must not contain a user name or password",
+		);
+	});
+
 	test('401 invalid_api_key for a revoked key', async () => {
 		expect((await accountError(env.sandbox.keys.revoked_live.key)).code).toBe('invalid_api_key');
 	});

@@ -260,6 +260,21 @@ describe('the credential changes (issue 17 defect 6)', () => {
 	});
 });
 
+describe('a Base URL with a user name or password (issue 17 item 9)', () => {
+	test('is refused at activation, naming the field: no request is sent with it and no item can carry it', async () => {
+		const { key } = await env.newAccount();
+		const proxy = await proxyAnswering(() => undefined);
+		const base = new URL(proxy.baseUrl);
+		const trigger = await PollingTriggerUnderTest.start({
+			credentials: { apiKey: key, baseUrl: `${base.protocol}//user:secret@${base.host}` },
+		});
+		await expect(trigger.activate()).rejects.toThrow(
+			"The credential's Base URL must not contain a user name or password",
+		);
+		expect(proxy.exchanges).toHaveLength(0);
+	});
+});
+
 describe('a service that ignores limit (issue 17 defect 7)', () => {
 	test('a first page of 200,000 jobs: static data stays under 64 KB, and every job is emitted exactly once over the following polls', async () => {
 		const { accountId, key } = await env.newAccount();

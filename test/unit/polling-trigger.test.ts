@@ -1,8 +1,6 @@
 // The polling trigger's decisions (nodes/TranscriptionServicePollingTrigger/session.ts), driven against a model of
 // GET /transcriptions in every list order: what a poll requests, what it emits, and what it stores.
-import { format } from 'node:url';
 
-import { polledEvent } from '../../nodes/TranscriptionServicePollingTrigger/items';
 import { OVERLAP_MS } from '../../nodes/TranscriptionServicePollingTrigger/ledger';
 import { PollSession, ZONE_MS } from '../../nodes/TranscriptionServicePollingTrigger/session';
 import {
@@ -14,7 +12,6 @@ import {
 	type PollState,
 } from '../../nodes/TranscriptionServicePollingTrigger/state';
 import { mulberry32 } from '../../sandbox/random';
-import { withoutUserinfo } from '../../src/api';
 import { LIST_PAGE_SIZE as PAGE_SIZE } from '../../src/client';
 import { clone, newestJob, SIM_ORDERS, SimService, SimTrigger, type SimJob } from './polling-sim';
 
@@ -823,41 +820,5 @@ describe('model runs: random completions, orders, page shifts, rate limits and r
 		expect(service.nowMs).toBeGreaterThan(activatedAt);
 		expect(sorted(trigger.emittedKeys())).toEqual(sorted(expected));
 		expect(trigger.polls.every((run) => run.requests <= trigger.settings().maxRequests)).toBe(true);
-	});
-});
-
-describe('emitted links never carry the Base URL’s user name or password (issue 17 item 9)', () => {
-	const job = {
-		job_id: 'job_1',
-		status: 'completed' as const,
-		updated_at: '2026-11-23T12:00:00.000Z',
-		updatedAtMs: Date.parse('2026-11-23T12:00:00.000Z'),
-	};
-
-	test.each([
-		['https://user:pass@service.example', 'https://service.example'],
-		['https://user@service.example:8443/base', 'https://service.example:8443/base'],
-		['http://:secret@127.0.0.1:4010', 'http://127.0.0.1:4010'],
-		['https://us%40er:p%3Ass@service.example/', 'https://service.example'],
-	])('%s → links on %s', (baseUrl, shown) => {
-		const event = polledEvent(job, baseUrl, '/api/v1');
-		expect(event.links).toEqual({
-			self: `${shown}/api/v1/transcriptions/job_1`,
-			artifact: `${shown}/api/v1/transcriptions/job_1/artifact`,
-		});
-		expect(JSON.stringify(event)).not.toMatch(/user|pass|secret|@/);
-		// Node's own URL formatting without auth agrees.
-		expect(withoutUserinfo(baseUrl)).toBe(
-			format(new URL(baseUrl), { auth: false }).replace(/\/+$/, ''),
-		);
-	});
-
-	test('a Base URL without userinfo is used as written', () => {
-		expect(withoutUserinfo('https://Service.Example:443/Base')).toBe(
-			'https://Service.Example:443/Base',
-		);
-		expect(polledEvent(job, 'http://127.0.0.1:4010', '/api/v1').links.self).toBe(
-			'http://127.0.0.1:4010/api/v1/transcriptions/job_1',
-		);
 	});
 });

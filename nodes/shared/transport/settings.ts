@@ -26,6 +26,17 @@ export async function readServiceSettings(context: RequestContext): Promise<Serv
 			{ description: `Got "${baseUrl}". For the local sandbox use http://127.0.0.1:4010.` },
 		);
 	}
+	// n8n's HTTP client would send "user:password@" as Basic authentication in place of the key (every request 401).
+	if (/^https?:\/\/[^/?#]*@/i.test(baseUrl)) {
+		throw new NodeOperationError(
+			context.getNode(),
+			"The credential's Base URL must not contain a user name or password",
+			{
+				description:
+					'The service takes the API Key only, and a user name or password in the Base URL would be sent in its place. Remove the "user:password@" part.',
+			},
+		);
+	}
 	const apiKey = String(credentials.apiKey ?? '').trim();
 	// Checked here too (the credential's authenticate refuses it as well) so the message is not lost in a request error.
 	if (apiKeyMode(apiKey) === undefined) {
