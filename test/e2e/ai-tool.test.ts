@@ -1,7 +1,7 @@
 // Suite 4: n8n offers the action node to AI agents (usableAsTool) and loads every node under the
 // names users see for an installed community package.
-import { PACKAGE_NAME } from './harness/package';
-import { suiteHandles } from './harness/suite';
+import { PACKAGE_NAME } from '../support/n8n/package';
+import { suiteHandles } from '../support/n8n/suite';
 
 const { context, api } = suiteHandles();
 

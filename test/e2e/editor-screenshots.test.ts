@@ -10,8 +10,8 @@ import type { Browser, Page } from 'playwright-core';
 import { chromium } from 'playwright-core';
 
 import { SandboxAdmin } from '../../sandbox/admin-client';
-import { makeWav } from '../fixtures/media';
-import { CREDENTIAL_TYPE, SANDBOX_TEST_KEY_CREDENTIAL } from './harness/environment';
+import { makeWav } from '../support/fixtures/media';
+import { CREDENTIAL_TYPE, SANDBOX_TEST_KEY_CREDENTIAL } from '../support/n8n/environment';
 import {
 	executionIds,
 	failureOf,
@@ -19,12 +19,12 @@ import {
 	nodeItems,
 	postJson,
 	serviceArtifact,
-} from './harness/executions';
-import { waitFor } from './harness/processes';
-import { OWNER } from './harness/rest';
-import { suiteHandles, WORKFLOW_IDS } from './harness/suite';
-import { REPO_ROOT, WORK_DIR } from './harness/versions';
-import { loadFixture } from './harness/workflows';
+} from '../support/n8n/executions';
+import { waitFor } from '../support/n8n/processes';
+import { OWNER } from '../support/n8n/rest';
+import { suiteHandles, WORKFLOW_IDS } from '../support/n8n/suite';
+import { REPO_ROOT, WORK_DIR } from '../support/n8n/versions';
+import { loadFixture } from '../support/n8n/workflows';
 
 const { context, api } = suiteHandles();
 const CHROMIUM = '/usr/bin/chromium';

@@ -3,8 +3,8 @@
 import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 
-import { makeWav } from '../fixtures/media';
-import { ARTIFACT_MIME_TYPES } from './harness/artifacts';
+import { makeWav } from '../support/fixtures/media';
+import { ARTIFACT_MIME_TYPES } from '../support/n8n/artifacts';
 import {
 	executionIds,
 	failureOf,
@@ -12,8 +12,8 @@ import {
 	nodeItems,
 	postJson,
 	serviceArtifact,
-} from './harness/executions';
-import { suiteHandles, WORKFLOW_IDS } from './harness/suite';
+} from '../support/n8n/executions';
+import { suiteHandles, WORKFLOW_IDS } from '../support/n8n/suite';
 
 const { context, api } = suiteHandles();
 

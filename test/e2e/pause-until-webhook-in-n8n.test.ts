@@ -9,15 +9,21 @@ import { SandboxAdmin } from '../../sandbox/admin-client';
 import type { PublicTranscriptionWebhookEvent } from '../../src/api';
 import { ARTIFACT_FORMATS } from '../../src/artifacts';
 import { buildSignedDelivery } from '../../src/service';
-import { makeWav } from '../fixtures/media';
-import { executionRow, workflowExecutionRows } from './harness/database';
-import { startEnvironment, type E2eEnvironment } from './harness/environment';
-import { executionIds, failureOf, newExecutions, postJson } from './harness/executions';
-import { waitFor } from './harness/processes';
-import type { ExecutionItem, ExecutionWithData } from './harness/rest';
-import { suiteVersionId } from './harness/suite';
-import { WORK_DIR } from './harness/versions';
-import { EXAMPLES, findNode, loadExample, relocate, type WorkflowJson } from './harness/workflows';
+import { makeWav } from '../support/fixtures/media';
+import { executionRow, workflowExecutionRows } from '../support/n8n/database';
+import { startEnvironment, type E2eEnvironment } from '../support/n8n/environment';
+import { executionIds, failureOf, newExecutions, postJson } from '../support/n8n/executions';
+import { waitFor } from '../support/n8n/processes';
+import type { ExecutionItem, ExecutionWithData } from '../support/n8n/rest';
+import { suiteVersionId } from '../support/n8n/suite';
+import { WORK_DIR } from '../support/n8n/versions';
+import {
+	EXAMPLES,
+	findNode,
+	loadExample,
+	relocate,
+	type WorkflowJson,
+} from '../support/n8n/workflows';
 
 const versionId = suiteVersionId();
 const PAUSE_WORKFLOW = 'tssExamplePause1';

@@ -8,20 +8,20 @@ import path from 'node:path';
 
 import { pollEventId } from '../../nodes/TranscriptionServicePollingTrigger/items';
 import { SandboxAdmin } from '../../sandbox/admin-client';
-import { startEnvironment, type E2eEnvironment } from './harness/environment';
-import { failureOf, nodeItems, serviceArtifact } from './harness/executions';
-import { waitFor } from './harness/processes';
-import type { ExecutionItem, ExecutionWithData } from './harness/rest';
-import { createJob } from './harness/service-jobs';
-import { suiteVersionId } from './harness/suite';
-import { WORK_DIR } from './harness/versions';
+import { startEnvironment, type E2eEnvironment } from '../support/n8n/environment';
+import { failureOf, nodeItems, serviceArtifact } from '../support/n8n/executions';
+import { waitFor } from '../support/n8n/processes';
+import type { ExecutionItem, ExecutionWithData } from '../support/n8n/rest';
+import { createJob } from '../support/n8n/service-jobs';
+import { suiteVersionId } from '../support/n8n/suite';
+import { WORK_DIR } from '../support/n8n/versions';
 import {
 	EXAMPLES,
 	loadExample,
 	loadFixture,
 	relocate,
 	type WorkflowJson,
-} from './harness/workflows';
+} from '../support/n8n/workflows';
 
 const WORKFLOW_ID = 'tssE2ePolling01';
 const TRIGGER_NODE = 'Finished Transcriptions';

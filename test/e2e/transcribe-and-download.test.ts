@@ -4,8 +4,8 @@ import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 
 import { ARTIFACT_FORMATS } from '../../src/artifacts';
-import { makeWav } from '../fixtures/media';
-import { ARTIFACT_MIME_TYPES, artifactText } from './harness/artifacts';
+import { makeWav } from '../support/fixtures/media';
+import { ARTIFACT_MIME_TYPES, artifactText } from '../support/n8n/artifacts';
 import {
 	executionIds,
 	failureOf,
@@ -13,8 +13,8 @@ import {
 	nodeItems,
 	postJson,
 	serviceArtifact,
-} from './harness/executions';
-import { suiteHandles, WORKFLOW_IDS } from './harness/suite';
+} from '../support/n8n/executions';
+import { suiteHandles, WORKFLOW_IDS } from '../support/n8n/suite';
 
 const { context, api } = suiteHandles();
 

@@ -4,17 +4,17 @@ import { createHmac } from 'node:crypto';
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 
-import { makeWav } from '../fixtures/media';
-import { ARTIFACT_MIME_TYPES } from './harness/artifacts';
-import { createJob } from './harness/service-jobs';
+import { makeWav } from '../support/fixtures/media';
+import { ARTIFACT_MIME_TYPES } from '../support/n8n/artifacts';
+import { createJob } from '../support/n8n/service-jobs';
 import {
 	executionIds,
 	failureOf,
 	newExecutions,
 	nodeItems,
 	serviceArtifact,
-} from './harness/executions';
-import { suiteHandles, WORKFLOW_IDS } from './harness/suite';
+} from '../support/n8n/executions';
+import { suiteHandles, WORKFLOW_IDS } from '../support/n8n/suite';
 
 const { context, api, n8n } = suiteHandles();
 

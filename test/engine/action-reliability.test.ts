@@ -1,8 +1,8 @@
 // Spec 7 and 8 through the node: retries through injected faults without a second slot or job, pacing from the
 // X-RateLimit-* headers, and rate limits that reset too late to wait for.
 import type { FaultRule } from '../../sandbox/faults';
-import { makeWav } from '../fixtures/media';
-import { windowSecondsWithRoom } from '../sandbox/helpers';
+import { makeWav } from '../support/fixtures/media';
+import { windowSecondsWithRoom } from '../support/sandbox/client';
 import {
 	actionNode,
 	ACTION_NODE,
@@ -10,8 +10,8 @@ import {
 	nodeError,
 	runWorkflow,
 	type TestCredentials,
-} from './harness';
-import { useEngineSandbox } from './setup';
+} from '../support/engine/harness';
+import { useEngineSandbox } from '../support/engine/engine-sandbox';
 
 // One-second rate windows: an injected 429 asks for one second of patience.
 const env = useEngineSandbox({

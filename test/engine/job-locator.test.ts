@@ -11,8 +11,8 @@ import type {
 import { NodeApiError, NodeOperationError, Workflow } from 'n8n-workflow';
 import { request } from 'undici';
 
-import { makeWav } from '../fixtures/media';
-import { windowSecondsWithRoom } from '../sandbox/helpers';
+import { makeWav } from '../support/fixtures/media';
+import { windowSecondsWithRoom } from '../support/sandbox/client';
 import {
 	actionNode,
 	ACTION_NODE,
@@ -27,8 +27,8 @@ import {
 	PackageNodeTypes,
 	runWorkflow,
 	type TestCredentials,
-} from './harness';
-import { useEngineSandbox, type EngineSandbox } from './setup';
+} from '../support/engine/harness';
+import { useEngineSandbox, type EngineSandbox } from '../support/engine/engine-sandbox';
 
 const env = useEngineSandbox({
 	recordExchanges: true,

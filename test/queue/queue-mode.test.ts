@@ -12,31 +12,37 @@ import { startCountingProxy, type CountingProxy } from '../../bench/lib/counting
 import { SandboxAdmin } from '../../sandbox/admin-client';
 import { startSandbox, type RunningSandbox } from '../../sandbox/server';
 import { ARTIFACT_FORMATS, type ArtifactFormat } from '../../src/artifacts';
-import { makeWav, writeWavFile } from '../fixtures/media';
-import { ARTIFACT_MIME_TYPES } from '../e2e/harness/artifacts';
-import { CREDENTIAL_TYPE } from '../e2e/harness/environment';
-import { serviceArtifact } from '../e2e/harness/executions';
-import type { ExecutionWithData } from '../e2e/harness/rest';
-import { isN8nVersionId, WORK_DIR, type N8nVersionId } from '../e2e/harness/versions';
-import { triggerProductionUrl } from '../e2e/harness/workflows';
-import { startQueueCluster, type QueueCluster, type WorkerRun } from './harness/cluster';
-import type { RoutingPolicy } from './harness/router';
+import { makeWav, writeWavFile } from '../support/fixtures/media';
+import { ARTIFACT_MIME_TYPES } from '../support/n8n/artifacts';
+import { CREDENTIAL_TYPE } from '../support/n8n/environment';
+import { serviceArtifact } from '../support/n8n/executions';
+import type { ExecutionWithData } from '../support/n8n/rest';
+import { isN8nVersionId, WORK_DIR, type N8nVersionId } from '../support/n8n/versions';
+import { triggerProductionUrl } from '../support/n8n/workflows';
+import { startQueueCluster, type QueueCluster, type WorkerRun } from '../support/queue/cluster';
+import type { RoutingPolicy } from '../support/queue/router';
 import {
 	allExecutions,
 	emittedItems,
 	executionIdSet,
 	finishedExecutions,
 	withData,
-} from './harness/executions';
-import { postMedia, runManyExecutions } from './harness/many-executions';
-import { completionEvent, createJob, deliver, type Answer, type JobEvent } from './harness/service';
+} from '../support/queue/executions';
+import { postMedia, runManyExecutions } from '../support/queue/many-executions';
+import {
+	completionEvent,
+	createJob,
+	deliver,
+	type Answer,
+	type JobEvent,
+} from '../support/queue/service';
 import {
 	TRANSCRIBE_NODE,
 	TRIGGER_NODE,
 	transcribeWorkflow,
 	triggerWorkflow,
 	writeToDiskWorkflow,
-} from './harness/workflows';
+} from '../support/queue/workflows';
 
 function queueVersionId(): N8nVersionId {
 	const versionId = process.env.QUEUE_N8N_VERSION ?? '';

@@ -11,9 +11,9 @@ import { ACTION_NODE_NAME, runTranscribeAndDownload, wavItems } from '../../benc
 import { SandboxAdmin, type SandboxRecords } from '../../sandbox/admin-client';
 import type { FaultConfig, FaultRule } from '../../sandbox/faults';
 import { startSandbox, type RunningSandbox } from '../../sandbox/server';
-import { captureLogs, Evidence, scanForSecrets } from './lib/evidence';
-import { itemTrail, judgeFailure } from './lib/item-trail';
-import { reliabilityScale } from './lib/scale';
+import { captureLogs, Evidence, scanForSecrets } from '../support/reliability/evidence';
+import { itemTrail, judgeFailure } from '../support/reliability/item-trail';
+import { reliabilityScale } from '../support/reliability/scale';
 
 const TOTAL_ITEMS = Math.max(20, Math.round(1000 * reliabilityScale()));
 const SEED = 7_000_001;

@@ -15,9 +15,14 @@ import {
 	triggerWorkflow,
 	type RealN8n,
 } from '../../bench/lib/real-n8n';
-import { buildAttackMatrix, hmacSignature, type AttackKind, type Delivery } from './lib/attacks';
-import { Evidence, scanForSecrets } from './lib/evidence';
-import { reliabilityScale } from './lib/scale';
+import {
+	buildAttackMatrix,
+	hmacSignature,
+	type AttackKind,
+	type Delivery,
+} from '../support/reliability/attacks';
+import { Evidence, scanForSecrets } from '../support/reliability/evidence';
+import { reliabilityScale } from '../support/reliability/scale';
 
 const TOTAL = Math.max(200, Math.round(10_000 * reliabilityScale()));
 const CONCURRENCY = 12;

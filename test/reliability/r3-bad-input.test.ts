@@ -20,11 +20,11 @@ import {
 	nodeType,
 	runWorkflow,
 	type TestCredentials,
-} from '../engine/harness';
-import { makeWav } from '../fixtures/media';
+} from '../support/engine/harness';
+import { makeWav } from '../support/fixtures/media';
 import { SandboxAdmin, type CreatedKey, type SandboxRecords } from '../../sandbox/admin-client';
 import { startSandbox, type RunningSandbox } from '../../sandbox/server';
-import { captureLogs, Evidence, scanForSecrets } from './lib/evidence';
+import { captureLogs, Evidence, scanForSecrets } from '../support/reliability/evidence';
 
 const NODE_NAME = 'Transcription Service';
 const TOO_LONG_KEY = 'k'.repeat(201);

@@ -4,7 +4,7 @@
 import { NodeApiError } from 'n8n-workflow';
 import type { INode } from 'n8n-workflow';
 
-import { Evidence, scanForSecrets, secretForms } from './lib/evidence';
+import { Evidence, scanForSecrets, secretForms } from '../support/reliability/evidence';
 
 const API_KEY = 'svc_sk_live_plantedKey0000000000000042';
 const SIGNING_SECRET = 'whsec_planted_5f2b8c0e4d7a41c9';

@@ -4,8 +4,8 @@
 // cannot send Content-Type application/json to another origin without a CORS preflight, which the sandbox never grants.
 
 import net from 'node:net';
-import type { ApiResponse } from './helpers';
-import { api, expectError, rawRequest, useSandbox } from './helpers';
+import type { ApiResponse } from '../support/sandbox/client';
+import { api, expectError, rawRequest, useSandbox } from '../support/sandbox/client';
 
 const handle = useSandbox();
 

@@ -2,7 +2,7 @@
 
 import { parse } from 'yaml';
 import { SEEDED_KEYS } from '../../sandbox/seed';
-import { api, expectError, uploadMedia, createJob, useSandbox } from './helpers';
+import { api, expectError, uploadMedia, createJob, useSandbox } from '../support/sandbox/client';
 
 const handle = useSandbox({ jobSeconds: 60 });
 

@@ -13,7 +13,7 @@ import {
 	GENEROUS_LIMITS,
 	uploadMedia,
 	useSandbox,
-} from './helpers';
+} from '../support/sandbox/client';
 
 const JOB_SECONDS = 60;
 const handle = useSandbox({ jobSeconds: JOB_SECONDS, rateLimits: GENEROUS_LIMITS });

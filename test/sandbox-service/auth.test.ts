@@ -1,7 +1,7 @@
 // Spec section 5 (authentication) and the 401/403 rows of section 7, plus the envelope rules of 2.7
 // that every error shares.
 
-import { api, createSlot, expectError, useSandbox } from './helpers';
+import { api, createSlot, expectError, useSandbox } from '../support/sandbox/client';
 
 const handle = useSandbox();
 const keys = () => handle.sandbox.keys;

@@ -2,7 +2,7 @@
 
 import { spawn } from 'node:child_process';
 import path from 'node:path';
-import { api } from './helpers';
+import { api } from '../support/sandbox/client';
 
 const ROOT = path.resolve(__dirname, '../..');
 

@@ -13,7 +13,7 @@ import {
 	startReceiver,
 	uploadMedia,
 	useSandbox,
-} from './helpers';
+} from '../support/sandbox/client';
 
 const handle = useSandbox({ allowLocalWebhooks: true, rateLimits: GENEROUS_LIMITS });
 const key = () => handle.sandbox.keys.platinum_live.key;

@@ -2,7 +2,14 @@
 // account with many jobs, and the order GET /transcriptions lists them in (the spec fixes none).
 import type { PublicTranscriptionListResponse, PublicTranscriptionResponse } from '../../src/api';
 import { SandboxAdminError } from '../../sandbox/admin-client';
-import { api, createJob, GENEROUS_LIMITS, rawRequest, uploadMedia, useSandbox } from './helpers';
+import {
+	api,
+	createJob,
+	GENEROUS_LIMITS,
+	rawRequest,
+	uploadMedia,
+	useSandbox,
+} from '../support/sandbox/client';
 
 const handle = useSandbox({ jobSeconds: 2, rateLimits: GENEROUS_LIMITS, allowLocalWebhooks: true });
 

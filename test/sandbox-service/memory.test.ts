@@ -10,7 +10,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { Readable } from 'node:stream';
-import { api, createSlot } from './helpers';
+import { api, createSlot } from '../support/sandbox/client';
 
 const ROOT = path.resolve(__dirname, '../..');
 const MiB = 1024 * 1024;

@@ -1,7 +1,13 @@
 // Spec section 8 and the header rules of section 4: per-account fixed windows, separate buckets for
 // writes, reads, artifact downloads and webhook tests, headers on success and 429, Retry-After.
 
-import { api, createSlot, expectError, expectRateLimitHeaders, useSandbox } from './helpers';
+import {
+	api,
+	createSlot,
+	expectError,
+	expectRateLimitHeaders,
+	useSandbox,
+} from '../support/sandbox/client';
 
 const WINDOW = 60;
 const handle = useSandbox({

@@ -14,7 +14,7 @@ import { MEETING_CORPUS } from '../../sandbox/render/corpus';
 import { detectLanguage } from '../../sandbox/render/language';
 import { sniffContainer } from '../../sandbox/render/media';
 import { buildTranscript, MAX_SEGMENTS } from '../../sandbox/render/transcript';
-import { makeWav, WAV_HEADER_BYTES, writeWavFile } from '../fixtures/media';
+import { makeWav, WAV_HEADER_BYTES, writeWavFile } from '../support/fixtures/media';
 
 let directory: string;
 
@@ -144,7 +144,7 @@ describe('transcribeMedia: WAV duration', () => {
 	});
 });
 
-describe('test/fixtures/media writeWavFile', () => {
+describe('test/support/fixtures/media writeWavFile', () => {
 	it('streams a file of an exact byte size whose duration follows from it', async () => {
 		const filePath = join(directory, 'sized.wav');
 		const bytes = 3 * 1024 * 1024 + WAV_HEADER_BYTES;

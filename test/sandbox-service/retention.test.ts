@@ -15,8 +15,8 @@ import {
 	GENEROUS_LIMITS,
 	uploadMedia,
 	useSandbox,
-} from './helpers';
-import type { SandboxHandle } from './helpers';
+} from '../support/sandbox/client';
+import type { SandboxHandle } from '../support/sandbox/client';
 
 const HOUR = 3600;
 const DAY = 24 * HOUR;

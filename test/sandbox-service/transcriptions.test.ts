@@ -8,8 +8,8 @@ import type {
 	PublicTranscriptionResponse,
 	PublicTranscriptionWebhookEvent,
 } from '../../src/api';
-import { makeWav } from '../fixtures/media';
-import type { ReceivedHook } from './helpers';
+import { makeWav } from '../support/fixtures/media';
+import type { ReceivedHook } from '../support/sandbox/client';
 import {
 	api,
 	createJob,
@@ -20,7 +20,7 @@ import {
 	startReceiver,
 	uploadMedia,
 	useSandbox,
-} from './helpers';
+} from '../support/sandbox/client';
 
 const JOB_SECONDS = 60;
 const handle = useSandbox({

@@ -8,7 +8,7 @@ import {
 	expectRateLimitHeaders,
 	GENEROUS_LIMITS,
 	useSandbox,
-} from './helpers';
+} from '../support/sandbox/client';
 
 const handle = useSandbox({ rateLimits: GENEROUS_LIMITS });
 const key = () => handle.sandbox.keys.platinum_live.key;

@@ -8,7 +8,7 @@
 import { createHmac } from 'node:crypto';
 import type { PublicWebhookTestResponse } from '../../src/api';
 import { SEEDED_KEYS } from '../../sandbox/seed';
-import type { RawHook } from './helpers';
+import type { RawHook } from '../support/sandbox/client';
 import {
 	api,
 	createJob,
@@ -16,7 +16,7 @@ import {
 	startRawReceiver,
 	uploadMedia,
 	useSandbox,
-} from './helpers';
+} from '../support/sandbox/client';
 
 const handle = useSandbox({
 	allowLocalWebhooks: true,

@@ -8,8 +8,14 @@ import type { PublicAPIErrorEnvelope, PublicWebhookTestResponse } from '../../sr
 import { SandboxClock } from '../../sandbox/clock';
 import type { HostResolver } from '../../sandbox/webhooks';
 import { WebhookDispatcher } from '../../sandbox/webhooks';
-import type { ApiResponse, SandboxHandle } from './helpers';
-import { api, GENEROUS_LIMITS, startReceiver, uploadMedia, useSandbox } from './helpers';
+import type { ApiResponse, SandboxHandle } from '../support/sandbox/client';
+import {
+	api,
+	GENEROUS_LIMITS,
+	startReceiver,
+	uploadMedia,
+	useSandbox,
+} from '../support/sandbox/client';
 
 // Many webhook tests in one file: lift the 10-per-minute webhook-test bucket (rate-limits.test.ts covers it).
 const rateLimits = { ...GENEROUS_LIMITS, webhookTestsPerWindow: 10_000 };

@@ -11,7 +11,7 @@ import {
 	startReceiver,
 	uploadMedia,
 	useSandbox,
-} from './helpers';
+} from '../support/sandbox/client';
 
 const strict = useSandbox();
 const local = useSandbox({ allowLocalWebhooks: true });

@@ -1,7 +1,7 @@
 // A jest reporter that writes what one run proved, per test, to a JSON file: the e2e suite (one per n8n version)
 // and the engine tier (project or latest n8n-core). scripts/version-table.ts renders the README's version table
 // from these files, and scripts/engine/check-known-failures.mjs reads the latest engine run's.
-//   reporters: ['default', ['<rootDir>/test/results-reporter.js', { kind: 'e2e' | 'engine', id, output, only? }]]
+//   reporters: ['default', ['<rootDir>/test/support/results-reporter.js', { kind: 'e2e' | 'engine', id, output, only? }]]
 // `only` keeps the tests whose file path contains it (the engine tier's files inside `npm test`). The file is
 // removed when a run (with `only`: one of its files) starts, so a run that dies in its setup leaves no stale results.
 const { execFileSync } = require('node:child_process');

@@ -10,7 +10,14 @@ import {
 	type PollState,
 } from '../../nodes/TranscriptionServicePollingTrigger/poll';
 import { mulberry32 } from '../../sandbox/random';
-import { clone, newestJob, SIM_ORDERS, SimService, SimTrigger, type SimJob } from './polling-sim';
+import {
+	clone,
+	newestJob,
+	SIM_ORDERS,
+	SimService,
+	SimTrigger,
+	type SimJob,
+} from '../support/fixtures/polling-sim';
 
 const MINUTE = 60_000;
 

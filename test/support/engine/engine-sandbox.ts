@@ -1,10 +1,10 @@
 // The setup every engine test file shares: one sandbox for the whole file (optionally behind a recording proxy),
 // its admin client, the credentials the nodes get, and the teardown. harness.ts adds, for every file that loads
 // it, the cleanup of n8n's binary store and the engine's shutdown.
-import { SandboxAdmin } from '../../sandbox/admin-client';
-import type { RunningSandbox, SandboxOptions } from '../../sandbox/server';
-import { startSandbox } from '../../sandbox/server';
-import { createJob, uploadMedia } from '../sandbox/helpers';
+import { SandboxAdmin } from '../../../sandbox/admin-client';
+import type { RunningSandbox, SandboxOptions } from '../../../sandbox/server';
+import { startSandbox } from '../../../sandbox/server';
+import { createJob, uploadMedia } from '../sandbox/client';
 import { startRecordingProxy } from './harness';
 import type { RecordingProxy, TestCredentials } from './harness';
 

@@ -46,7 +46,7 @@ import { ICredentialsHelper, NodeHelpers, Workflow } from 'n8n-workflow';
 
 import { describeStaleBuild, staleBuildReasons } from './build-freshness';
 
-export const PACKAGE_DIR = path.resolve(__dirname, '../..');
+export const PACKAGE_DIR = path.resolve(__dirname, '../../..');
 export const PACKAGE_NAME = 'n8n-nodes-transcription-service';
 export const CREDENTIAL_TYPE = 'transcriptionServiceApi';
 

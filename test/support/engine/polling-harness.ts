@@ -14,7 +14,7 @@ import type {
 } from 'n8n-workflow';
 import { Workflow } from 'n8n-workflow';
 
-import type { PollState } from '../../nodes/TranscriptionServicePollingTrigger/poll';
+import type { PollState } from '../../../nodes/TranscriptionServicePollingTrigger/poll';
 import {
 	engineAdditionalData,
 	FixtureCredentialsHelper,

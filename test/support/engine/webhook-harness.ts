@@ -34,7 +34,7 @@ import {
 	changedStaticData,
 	type TestCredentials,
 } from './harness';
-import { buildSignedDelivery } from '../../src/service';
+import { buildSignedDelivery } from '../../../src/service';
 
 export const TRIGGER_TYPE = nodeType('transcriptionServiceTrigger');
 export const TRIGGER_NODE_NAME = 'Transcription Service Trigger';
@@ -43,7 +43,7 @@ let workflowCounter = 0;
 /** n8n's default N8N_PAYLOAD_SIZE_MAX (16 MiB): bodies up to this size reach the node. */
 const N8N_PAYLOAD_SIZE_MAX = 16 * 1024 * 1024;
 
-// ---- The Python-signed delivery vectors (test/fixtures/make_trigger_vectors.py) ----
+// ---- The Python-signed delivery vectors (test/support/fixtures/make_trigger_vectors.py) ----
 
 export interface VectorDelivery {
 	headers: Record<string, string>;

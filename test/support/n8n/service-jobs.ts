@@ -1,6 +1,6 @@
 // Jobs created straight through the service's API (no n8n involved), shared by the e2e and queue suites; the
-// upload and create steps are the sandbox tests' own (test/sandbox/helpers.ts).
-import { createJob as createTranscription, uploadMedia } from '../../sandbox/helpers';
+// upload and create steps are the sandbox tests' own (test/support/sandbox/client.ts).
+import { createJob as createTranscription, uploadMedia } from '../sandbox/client';
 
 /** A live job created straight through the API (no n8n involved) from a 1-second WAV; its job_id. */
 export async function createJob(

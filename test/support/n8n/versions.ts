@@ -4,8 +4,8 @@ import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 
 export const REPO_ROOT = path.resolve(__dirname, '../../..');
-export const E2E_DIR = path.join(REPO_ROOT, 'test/e2e');
-export const WORK_DIR = path.join(E2E_DIR, '.work');
+/** The installs' links and each run's files (git-ignored), for the e2e and queue tiers and the scripts alike. */
+export const WORK_DIR = path.join(REPO_ROOT, 'test/e2e/.work');
 
 export type N8nVersionId = '1.123' | '2.8' | '2.15';
 export const N8N_VERSION_IDS: readonly N8nVersionId[] = ['1.123', '2.8', '2.15'];

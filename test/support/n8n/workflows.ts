@@ -6,7 +6,7 @@ import path from 'node:path';
 import type { INode, INodeTypeDescription } from 'n8n-workflow';
 import { NodeHelpers } from 'n8n-workflow';
 
-import { E2E_DIR, REPO_ROOT } from './versions';
+import { REPO_ROOT } from './versions';
 
 export interface WorkflowJson {
 	id: string;
@@ -36,7 +36,7 @@ export function loadExample(fileName: string): WorkflowJson {
 
 export function loadFixture(fileName: string): WorkflowJson {
 	return JSON.parse(
-		readFileSync(path.join(E2E_DIR, 'workflows', fileName), 'utf8'),
+		readFileSync(path.join(__dirname, '../fixtures/workflows', fileName), 'utf8'),
 	) as WorkflowJson;
 }
 

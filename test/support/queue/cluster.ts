@@ -7,17 +7,17 @@
 import { cp, mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 
-import { N8nApi } from '../../e2e/harness/rest';
-import { installIntoUserFolder, packPackage } from '../../e2e/harness/package';
+import { N8nApi } from '../n8n/rest';
+import { installIntoUserFolder, packPackage } from '../n8n/package';
 import {
 	quietN8nEnvironment,
 	startN8nProcess,
 	stopN8nProcess,
 	type N8nProcess,
-} from '../../e2e/harness/n8n-process';
-import { freePort, run, type CommandResult } from '../../e2e/harness/processes';
-import { n8nInstall, type N8nInstall, type N8nVersionId } from '../../e2e/harness/versions';
-import type { WorkflowJson } from '../../e2e/harness/workflows';
+} from '../n8n/n8n-process';
+import { freePort, run, type CommandResult } from '../n8n/processes';
+import { n8nInstall, type N8nInstall, type N8nVersionId } from '../n8n/versions';
+import type { WorkflowJson } from '../n8n/workflows';
 import { ownChild } from './children';
 import { WebhookRouter } from './router';
 import { startPostgres, startRedis, type RunningPostgres, type RunningRedis } from './services';

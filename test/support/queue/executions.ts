@@ -2,12 +2,7 @@
 // until a number of them have finished, and the items a node emitted.
 import { setTimeout as delay } from 'node:timers/promises';
 
-import type {
-	ExecutionItem,
-	ExecutionSummary,
-	ExecutionWithData,
-	N8nApi,
-} from '../../e2e/harness/rest';
+import type { ExecutionItem, ExecutionSummary, ExecutionWithData, N8nApi } from '../n8n/rest';
 
 export interface ExecutionPage {
 	data: ExecutionSummary[];

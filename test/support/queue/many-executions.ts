@@ -5,7 +5,7 @@
 import { setTimeout as delay } from 'node:timers/promises';
 
 import type { CountingProxy, Exchange } from '../../../bench/lib/counting-proxy';
-import { makeWav } from '../../fixtures/media';
+import { makeWav } from '../fixtures/media';
 import type { QueueCluster } from './cluster';
 import { emittedItems, executionIdSet, finishedExecutions, withData } from './executions';
 import { TRANSCRIBE_NODE } from './workflows';

@@ -4,7 +4,7 @@
 import { randomUUID } from 'node:crypto';
 
 import { buildSignedDelivery } from '../../../src/service';
-export { createJob } from '../../e2e/harness/service-jobs';
+export { createJob } from '../n8n/service-jobs';
 
 export interface JobEvent {
 	event: 'transcription.completed' | 'transcription.failed';

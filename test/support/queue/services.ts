@@ -8,7 +8,7 @@ import { chown, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 
-import { freePort, run, waitFor } from '../../e2e/harness/processes';
+import { freePort, run, waitFor } from '../n8n/processes';
 import { ownChild, ownFolder } from './children';
 
 export const POSTGRES_BIN_DIR = process.env.QUEUE_POSTGRES_BIN ?? '/usr/lib/postgresql/15/bin';

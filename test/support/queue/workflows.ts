@@ -3,8 +3,8 @@
 // back from the database; the trigger's events arrive through the router.
 import type { INode } from 'n8n-workflow';
 
-import { CREDENTIAL_TYPE } from '../../e2e/harness/environment';
-import type { WorkflowJson } from '../../e2e/harness/workflows';
+import { CREDENTIAL_TYPE } from '../n8n/environment';
+import type { WorkflowJson } from '../n8n/workflows';
 import type { ArtifactFormat } from '../../../src/artifacts';
 
 export const PACKAGE_NODE = 'n8n-nodes-transcription-service.transcriptionService';

@@ -10,10 +10,10 @@ import type {
 	PublicAPIErrorEnvelope,
 	PublicTranscriptionCreateResponse,
 	PublicUploadCreateResponse,
-} from '../../src/api';
-import { SandboxAdmin } from '../../sandbox/admin-client';
-import type { RunningSandbox, SandboxOptions } from '../../sandbox/server';
-import { startSandbox } from '../../sandbox/server';
+} from '../../../src/api';
+import { SandboxAdmin } from '../../../sandbox/admin-client';
+import type { RunningSandbox, SandboxOptions } from '../../../sandbox/server';
+import { startSandbox } from '../../../sandbox/server';
 import { makeWav } from '../fixtures/media';
 
 /** For files that make many requests: no test there is about rate limits (rate-limits.test.ts is). */
