@@ -5,13 +5,15 @@ import type { INodeParameters } from 'n8n-workflow';
 
 import { canonicalJson, signPayload } from '../../src/service';
 import {
-	loadTriggerVectors,
 	TriggerUnderTest,
-	vectorBody,
 	type TriggerSetup,
-	type TriggerVector,
 	type WebhookCall,
 } from '../support/engine/webhook-harness';
+import {
+	loadTriggerVectors,
+	vectorBody,
+	type TriggerVector,
+} from '../support/fixtures/trigger-vectors';
 
 const vectors = loadTriggerVectors();
 const ALL_BUT_DATE = [

@@ -13,7 +13,7 @@ import {
 	vectorBody,
 	type TriggerVector,
 	type VectorDelivery,
-} from '../support/engine/webhook-harness';
+} from '../support/fixtures/trigger-vectors';
 import { canonicalJson, signPayload } from '../../src/service';
 
 const vectors = loadTriggerVectors();

@@ -3,10 +3,8 @@
 // saved, n8n-core's own WebhookContext around the node's real webhook(), and n8n's rules for answering when the
 // node does not answer itself. Activation goes through n8n-core's HookContext (checkExists → create, delete).
 import { once } from 'node:events';
-import { readFileSync } from 'node:fs';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import path from 'node:path';
 import express, { type Request, type Response } from 'express';
 import * as n8nCore from 'n8n-core';
 import { HookContext, WebhookContext, type LazyPackageDirectoryLoader } from 'n8n-core';
@@ -42,35 +40,6 @@ const WEBHOOK_ID = '5b0c7a52-6f0e-4d2b-9a43-trigger00001';
 let workflowCounter = 0;
 /** n8n's default N8N_PAYLOAD_SIZE_MAX (16 MiB): bodies up to this size reach the node. */
 const N8N_PAYLOAD_SIZE_MAX = 16 * 1024 * 1024;
-
-// ---- The Python-signed delivery vectors (test/support/fixtures/make_trigger_vectors.py) ----
-
-export interface VectorDelivery {
-	headers: Record<string, string>;
-	body: string | { repeat: { prefix: string; unit: string; count: number; suffix: string } };
-	expect: { status: number; response: IDataObject; emitted: boolean };
-}
-
-export interface TriggerVector {
-	name: string;
-	/** Receiver clock, Unix seconds. */
-	now: number;
-	credential: { signingSecret: string; previousSigningSecret: string };
-	parameters: { events?: string[]; options?: IDataObject };
-	deliveries: VectorDelivery[];
-}
-
-export function loadTriggerVectors(): TriggerVector[] {
-	const file = path.resolve(__dirname, '../fixtures/trigger-vectors.json');
-	return (JSON.parse(readFileSync(file, 'utf8')) as { cases: TriggerVector[] }).cases;
-}
-
-/** The exact bytes the vector's sender signed. */
-export function vectorBody(delivery: VectorDelivery): Buffer {
-	if (typeof delivery.body === 'string') return Buffer.from(delivery.body, 'utf8');
-	const { prefix, unit, count, suffix } = delivery.body.repeat;
-	return Buffer.from(prefix + unit.repeat(count) + suffix, 'utf8');
-}
 
 // ---- The trigger behind a real HTTP server ----
 
