@@ -2,7 +2,7 @@
 // X-RateLimit-* headers, and rate limits that reset too late to wait for.
 import type { FaultRule } from '../../sandbox/faults';
 import { makeWav } from '../support/fixtures/media';
-import { windowSecondsWithRoom } from '../support/sandbox/client';
+import { startRateLimitWindow } from '../support/sandbox/client';
 import {
 	actionNode,
 	ACTION_NODE,
@@ -170,10 +170,8 @@ describe('rate limits (spec 8)', () => {
 	});
 
 	test('a window that reopens later than the node waits: reported as rate_limit_exceeded, not waited out', async () => {
-		await env.admin.setRateLimits({
-			windowSeconds: await windowSecondsWithRoom(env.admin, 3600),
-			perTier: { platinum: 1 },
-		});
+		await env.admin.setRateLimits({ windowSeconds: 3600, perTier: { platinum: 1 } });
+		await startRateLimitWindow(env.admin, 3600);
 		const { accountId, credentials } = await freshAccount();
 		// Two reads fit into the window; the third is refused by the pacer, before sending.
 		const paced = await runWorkflow({

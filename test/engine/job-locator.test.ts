@@ -12,7 +12,7 @@ import { NodeApiError, NodeOperationError, Workflow } from 'n8n-workflow';
 import { request } from 'undici';
 
 import { makeWav } from '../support/fixtures/media';
-import { windowSecondsWithRoom } from '../support/sandbox/client';
+import { startRateLimitWindow } from '../support/sandbox/client';
 import {
 	actionNode,
 	ACTION_NODE,
@@ -335,9 +335,10 @@ describe('Job → From List (listSearch.searchJobs, GET /transcriptions)', () =>
 		const key = await env.admin.createKey({ mode: 'test', tier: 'premium' });
 		const credentials = env.credentials(key.key);
 		await env.admin.setRateLimits({
-			windowSeconds: await windowSecondsWithRoom(env.admin, 600),
+			windowSeconds: 600,
 			perTier: { premium: 1, platinum: 100_000 },
 		});
+		await startRateLimitWindow(env.admin, 600);
 		try {
 			// Reads are twice the tier: two lists, then the window is spent for ten minutes.
 			await searchJobs(credentials);

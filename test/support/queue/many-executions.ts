@@ -110,11 +110,15 @@ export async function runManyExecutions(
 	const firstExchange = proxy.exchanges.length;
 	const media = makeWav({ seconds: options.mediaSeconds ?? 1 });
 
-	// The service starts rate-limit windows at multiples of their length. Starting the run with one makes window 0 a
-	// whole window in which every worker's pacer learns the budget; a run begun in a window's last moments leaves it a
-	// sliver and pushes that learning (and its 429s) into window 1 (seen once on 2.15: 4 writes in window 0, two 429s in 1).
+	// The service starts rate-limit windows at multiples of their length on its own clock, the one the proxy stamps
+	// exchanges with. Starting the run with one makes window 0 a whole window in which every worker's pacer learns the
+	// budget; a run begun in a window's last moments leaves it a sliver and pushes that learning (and its 429s) into
+	// window 1 (seen once on 2.15: 4 writes in window 0, two 429s in 1). The run waits for that start (at most one
+	// window) instead of moving the sandbox clock to it, as the engine tier does: n8n's workers read X-RateLimit-Reset
+	// against their own wall clock, so a service clock set ahead would make every pacer wait longer than the service
+	// asks, and the suite would measure that skew instead of the pack.
 	const windowMs = options.windowSeconds * 1000;
-	await delay(windowMs - (Date.now() % windowMs));
+	await delay(windowMs - (proxy.now() % windowMs));
 	const startedAt = Date.now();
 	const uploads = await Promise.all(
 		Array.from({ length: options.count }, (_, index) =>

@@ -20,19 +20,18 @@ import { makeWav } from '../fixtures/media';
 export const GENEROUS_LIMITS = { perTier: { premium: 10_000, platinum: 10_000 } };
 
 /**
- * A rate-limit window length of at least `seconds` whose current window still has `marginSeconds` to run on the
- * sandbox's clock. The sandbox starts windows at multiples of their length (an hour's window ends on the hour), so a
- * test that spends a window and expects it to stay spent must not start just before its end.
+ * Moves the sandbox's clock to the start of its next `windowSeconds` rate-limit window, so that a test which spends a
+ * window and expects it to stay spent has all of it, wherever the wall clock stands. The sandbox starts windows at
+ * multiples of their length on its own clock, which only moves forward: the jump (at most one window) also moves
+ * jobs, slot expiry and webhook schedules on, and X-RateLimit-Reset then lies that much past the wall clock n8n reads.
  */
-export async function windowSecondsWithRoom(
+export async function startRateLimitWindow(
 	admin: SandboxAdmin,
-	seconds: number,
-	marginSeconds = 120,
-): Promise<number> {
-	const { now_seconds: now } = await admin.clock();
-	let window = seconds;
-	while (window - (now % window) < marginSeconds) window++;
-	return window;
+	windowSeconds: number,
+): Promise<void> {
+	const windowMs = windowSeconds * 1000;
+	const nowMs = Date.parse((await admin.clock()).now);
+	await admin.advanceClock((windowMs - (nowMs % windowMs)) / 1000);
 }
 
 export interface SandboxHandle {
