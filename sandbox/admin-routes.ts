@@ -1,10 +1,9 @@
 // The admin API under /_sandbox/ (issue 3): loopback callers only, no auth, never rate limited.
 // Tests and demos use it to create keys, move the clock, force failures, inspect webhook deliveries
 // and records, inject faults and tune rate limits.
-// A loopback socket is not enough (issue 14): any web page the developer opens can send requests to a loopback
-// port. So a request must also be addressed to a loopback Host (a DNS-rebinding page sends its own name), carry no
-// foreign Origin, and — for a write — be JSON, which a page cannot send to another origin without a CORS preflight
-// that this API never answers.
+// A loopback socket is not enough: any web page the developer opens can send requests to a loopback port. So a
+// request must also pass the sandbox's host rule (callers.ts: a local Host, no foreign Origin) and — for a write — be
+// JSON, which a page cannot send to another origin without a CORS preflight that this API never answers.
 
 import Ajv2020 from 'ajv/dist/2020';
 import type { ErrorObject } from 'ajv/dist/2020';
@@ -12,6 +11,7 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { API_KEY_PREFIXES, OPERATION_IDS } from '../src/api';
 import type { SandboxContext } from './context';
 import { ADMIN_PREFIX } from './admin-paths';
+import { refuseForeignHost, type HostPolicy } from './callers';
 import { ApiError } from './errors';
 import type { FaultConfig } from './faults';
 import { FAULT_KINDS } from './faults';
@@ -168,35 +168,7 @@ async function adminBody<T>(request: FastifyRequest, schema: keyof typeof SCHEMA
 	return body as T;
 }
 
-/** The host name of a Host header or Origin, or null for anything else (user info, a path, garbage). */
-function hostnameOf(value: string, scheme: 'http:' | 'any'): string | null {
-	let url: URL;
-	try {
-		url = new URL(scheme === 'http:' ? `http://${value}` : value);
-	} catch {
-		return null;
-	}
-	if (url.protocol !== 'http:' && url.protocol !== 'https:') return null;
-	if (url.username !== '' || url.password !== '' || url.pathname !== '/' || url.search !== '')
-		return null;
-	return url.hostname
-		.replace(/^\[(.*)\]$/, '$1')
-		.replace(/\.$/, '')
-		.toLowerCase();
-}
-
-/** A loopback address in any spelling the URL parser accepts, localhost, *.localhost, or the host listened on. */
-function isLoopbackHostname(hostname: string | null, listenHost: string): boolean {
-	if (hostname === null) return false;
-	return (
-		isLoopbackAddress(hostname) ||
-		hostname === 'localhost' ||
-		hostname.endsWith('.localhost') ||
-		hostname === listenHost.toLowerCase()
-	);
-}
-
-function refuseForeignCaller(request: FastifyRequest, listenHost: string): void {
+function refuseForeignCaller(request: FastifyRequest, policy: HostPolicy): void {
 	if (!isLoopbackAddress(request.socket.remoteAddress ?? '')) {
 		throw new ApiError(
 			403,
@@ -204,28 +176,10 @@ function refuseForeignCaller(request: FastifyRequest, listenHost: string): void 
 			'The sandbox admin API answers loopback callers only.',
 		);
 	}
-	const host = request.headers.host;
-	if (host === undefined || !isLoopbackHostname(hostnameOf(host, 'http:'), listenHost)) {
-		throw new ApiError(
-			403,
-			'admin_host_forbidden',
-			`The sandbox admin API answers only requests addressed to a loopback host (127.0.0.1, [::1], localhost); ` +
-				`Host ${JSON.stringify(host ?? null)} is not one (as on a DNS-rebinding page).`,
-		);
-	}
-	const origin = request.headers.origin;
-	const fetchSite = request.headers['sec-fetch-site'];
-	if (
-		(origin !== undefined && !isLoopbackHostname(hostnameOf(origin, 'any'), listenHost)) ||
-		fetchSite === 'cross-site'
-	) {
-		throw new ApiError(
-			403,
-			'admin_cross_site_forbidden',
-			`The sandbox admin API refuses requests from web pages of other sites (Origin ${JSON.stringify(origin ?? null)}` +
-				`${fetchSite === undefined ? '' : `, Sec-Fetch-Site ${JSON.stringify(fetchSite)}`}).`,
-		);
-	}
+	refuseForeignHost(request, policy, 'The sandbox admin API', {
+		host: 'admin_host_forbidden',
+		crossSite: 'admin_cross_site_forbidden',
+	});
 	const mediaType = (request.headers['content-type'] ?? '').split(';')[0].trim().toLowerCase();
 	if (!METHODS_WITHOUT_EFFECT.has(request.method) && mediaType !== 'application/json') {
 		throw new ApiError(
@@ -250,7 +204,9 @@ export function registerAdminRoutes(app: FastifyInstance, context: SandboxContex
 
 	app.register(
 		async (admin) => {
-			admin.addHook('onRequest', async (request) => refuseForeignCaller(request, context.host));
+			admin.addHook('onRequest', async (request) =>
+				refuseForeignCaller(request, context.hostPolicy),
+			);
 
 			admin.post('/keys', async (request, reply) => {
 				const body = await adminBody<CreateKeyRequest>(request, 'createKey');

@@ -22,6 +22,7 @@ import type { ArtifactFormat } from '../src/artifacts';
 import { ARTIFACT_FORMATS, ARTIFACT_MEDIA_TYPES, artifactFileName } from '../src/artifacts';
 import type { AuthContext } from './auth';
 import { authenticate, requireScope } from './auth';
+import { refuseForeignHost } from './callers';
 import type { SandboxContext } from './context';
 import { ApiError } from './errors';
 import { orderJobs } from './list-order';
@@ -294,6 +295,11 @@ async function gate(
 	request: FastifyRequest,
 	reply: FastifyReply,
 ): Promise<void> {
+	// Before the key is even looked at: a rebinding page must not learn which demo keys work.
+	refuseForeignHost(request, context.hostPolicy, 'The sandbox', {
+		host: 'sandbox_host_forbidden',
+		crossSite: 'sandbox_cross_site_forbidden',
+	});
 	const auth = authenticate(context.store, request.headers.authorization);
 	requireScope(auth, operationId);
 	// Cheap when nothing is due: both ends of the sweep stop at the first slot still young enough.

@@ -19,6 +19,7 @@ async function main(): Promise<void> {
 		options: {
 			port: { type: 'string' },
 			host: { type: 'string' },
+			'allowed-host': { type: 'string', multiple: true },
 			'allow-local-webhooks': { type: 'boolean' },
 			'job-seconds': { type: 'string' },
 			'time-scale': { type: 'string' },
@@ -41,6 +42,8 @@ async function main(): Promise<void> {
 	const sandbox = await startSandbox({
 		port: numberOption('port', values.port ?? process.env.SANDBOX_PORT) ?? DEFAULT_PORT,
 		host: values.host ?? process.env.SANDBOX_HOST ?? DEFAULT_HOST,
+		allowedHosts:
+			values['allowed-host'] ?? process.env.SANDBOX_ALLOWED_HOSTS?.split(',').filter(Boolean),
 		allowLocalWebhooks:
 			values['allow-local-webhooks'] ?? process.env.SANDBOX_ALLOW_LOCAL_WEBHOOKS === '1',
 		jobSeconds: numberOption('job-seconds', values['job-seconds']),

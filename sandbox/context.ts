@@ -1,5 +1,6 @@
 // Everything one running sandbox holds, handed to the route modules.
 
+import type { HostPolicy } from './callers';
 import type { SandboxClock } from './clock';
 import type { FaultInjector } from './faults';
 import type { IdempotencyCache } from './idempotency';
@@ -14,8 +15,8 @@ import type { WebhookDispatcher } from './webhooks';
 export interface SandboxContext {
 	/** Known once the server listens; errors and webhook links need it. */
 	baseUrl: string;
-	/** The host the server was asked to listen on (a name the admin API accepts in Host). */
-	host: string;
+	/** The host names requests may be addressed to (callers.ts). */
+	hostPolicy: HostPolicy;
 	pathPrefix: string;
 	dataDir: string;
 	clock: SandboxClock;

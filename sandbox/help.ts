@@ -7,6 +7,8 @@ export const CLI_USAGE = `Usage: npm run sandbox -- [options]
 Options:
   --port N                  Port to listen on (default 4010; 0 = any free port; env SANDBOX_PORT)
   --host H                  Address to bind (default 127.0.0.1; env SANDBOX_HOST)
+  --allowed-host NAME       Also answer requests addressed to NAME (repeatable; env SANDBOX_ALLOWED_HOSTS,
+                            comma-separated). Other host names are refused, against DNS rebinding
   --allow-local-webhooks    Allow http:// webhook targets on loopback, e.g. a local n8n
                             (env SANDBOX_ALLOW_LOCAL_WEBHOOKS=1)
   --job-seconds N           Sandbox seconds a live job spends queued + processing (default 3)

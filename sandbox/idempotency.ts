@@ -1,4 +1,4 @@
-// Idempotency-Key (section 8, design.md): scope = account + operation, retention 24 h on the sandbox clock.
+// Idempotency-Key (section 8): scope = account + operation (docs/api-notes.md), retention 24 h on the sandbox clock.
 // The first successful response is stored (handlers throw their errors); a retry with the same body replays it, a different body is 409.
 // Errors are not stored, so a retry after a failure runs again. A retry that arrives while the first
 // request is still running waits for it instead of creating a second slot or job.

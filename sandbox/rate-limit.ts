@@ -1,5 +1,5 @@
 // Section 8: fixed windows per account and bucket on the sandbox clock. Limits per bucket follow
-// design.md (writes = tier, reads = 2 × tier, artifacts = tier, webhook tests = 10) and are configurable.
+// docs/api-notes.md (writes = tier, reads = 2 × tier, artifacts = tier, webhook tests = 10) and are configurable.
 
 import type { RateLimitBucket } from '../src/api';
 import type { SandboxClock } from './clock';

@@ -1,4 +1,4 @@
-// Fixed keys every sandbox starts with (documented in the README), so demos, workflows and tests
+// Fixed keys every sandbox starts with (documented in docs/sandbox.md), so demos, workflows and tests
 // can hard-code them. Keys of the same account share its account_id and signing secret.
 
 export type KeyMode = 'live' | 'test';

@@ -44,6 +44,11 @@ export type { RecordLimits } from './retention';
 export interface SandboxOptions {
 	/** Default 127.0.0.1. */
 	host?: string;
+	/**
+	 * Host names requests may be addressed to besides loopback names, localhost and `host` (callers.ts): the name
+	 * another machine or container reaches this sandbox by. Anything else is refused, against DNS rebinding.
+	 */
+	allowedHosts?: string[];
 	/** Default 4010; 0 picks a free port. */
 	port?: number;
 	/** Sandbox seconds a live job spends in queued + processing (default 3). */
@@ -104,7 +109,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Runnin
 	const faults = new FaultInjector(seed);
 	const context: SandboxContext = {
 		baseUrl: '',
-		host,
+		hostPolicy: { listenHost: host, allowedHosts: options.allowedHosts ?? [] },
 		pathPrefix,
 		dataDir,
 		clock,

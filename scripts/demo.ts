@@ -268,10 +268,16 @@ async function main(): Promise<number> {
 
 		const expected = SAMPLE_MEDIA.length * FORMATS.length;
 		const produced = rows.reduce((count, row) => count + Object.keys(row.artifacts).length, 0);
+		const outputFolder = path.relative(process.cwd(), OUTPUT_DIR);
 		write(
-			`${produced}/${expected} artifacts written to ${path.relative(process.cwd(), OUTPUT_DIR)}/ in ${elapsed(started).trim()}`,
+			`${produced}/${expected} artifacts written to ${outputFolder}/ in ${elapsed(started).trim()}`,
 		);
-		return produced === expected ? 0 : 1;
+		if (produced !== expected) return 1;
+		write(`\nNext: open ${outputFolder}/ (an SRT, TXT, PDF and DOCX per recording),`);
+		write(
+			'  or run `npm run dev` to see it in the n8n editor (its first run installs n8n: ~5 min).',
+		);
+		return 0;
 	} finally {
 		await progress.stop();
 		await sandbox.close();

@@ -1,7 +1,7 @@
-// `npm run versions:table [-- --write]`: the README's "n8n version × what was proven" table, rendered from the
+// `npm run versions:table [-- --write]`: the "n8n version × what was proven" table of docs/compatibility.md, rendered from the
 // results the test runs wrote (test/support/results-reporter.js): test/e2e/.work/results/<version>.json per n8n version
 // (`npm run test:e2e`) and test/engine/.work/results/{project,latest}.json (`npm test`, `npm run test:engine:latest`).
-// Prints the table; with --write it replaces the block between the README's version-table markers.
+// Prints the table; with --write it replaces the block between the page's version-table markers.
 import { existsSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 
@@ -9,7 +9,7 @@ const ROOT = path.resolve(__dirname, '..');
 const E2E_RESULTS = path.join(ROOT, 'test/e2e/.work/results');
 const ENGINE_RESULTS = path.join(ROOT, 'test/engine/.work/results');
 const KNOWN_FAILURES = path.join(ROOT, 'test/engine/n8n-core-latest/known-failures.json');
-const README = path.join(ROOT, 'README.md');
+const PAGE = path.join(ROOT, 'docs/compatibility.md');
 const START = '<!-- version-table:start (npm run versions:table -- --write) -->';
 const END = '<!-- version-table:end -->';
 
@@ -72,7 +72,7 @@ const E2E_COLUMNS: Array<{ file: string; title: string; proves: string }> = [
 		file: 'editor-screenshots.test.ts',
 		title: 'Editor',
 		proves:
-			"the editor's nodes panel finds the node; the Job field's list comes through n8n's editor endpoint (every page, labels, search, a revoked key's 401), a job picked in the editor is saved and runs (From List, By URL, By ID); the nodes open and are photographed",
+			"the editor's nodes panel finds the node; the Job field's list comes through n8n's editor endpoint (every page, labels, search, a revoked key's 401), a job picked in the editor is saved and runs (From List, By URL, By ID); the nodes, the Wait Mode choice and a finished run's four files are photographed",
 	},
 ];
 
@@ -153,7 +153,7 @@ function engineTable(runs: RunResults[]): string[] {
 				outcome = `❌ ${failed.length} of ${run.tests.length} failed (${[...reasons].join(', ')})`;
 			}
 			return [
-				`${modules}${run.id === 'latest' ? ' (newest the registry here serves)' : " (the project's own)"}`,
+				`${modules}${run.id === 'latest' ? ' (the newest n8n-core the npm registry serves)' : " (the project's own)"}`,
 				run.node.replace(/^v/, ''),
 				outcome,
 				runStamp(run),
@@ -182,12 +182,13 @@ const table = [
 ].join('\n');
 
 if (process.argv.includes('--write')) {
-	const readme = readFileSync(README, 'utf8');
-	const start = readme.indexOf(START);
-	const end = readme.indexOf(END);
-	if (start < 0 || end < start) throw new Error(`README.md has no ${START} … ${END} block`);
-	writeFileSync(README, `${readme.slice(0, start + START.length)}\n${table}\n${readme.slice(end)}`);
-	process.stdout.write(`README.md: version table updated\n`);
+	const page = readFileSync(PAGE, 'utf8');
+	const start = page.indexOf(START);
+	const end = page.indexOf(END);
+	const name = path.relative(ROOT, PAGE);
+	if (start < 0 || end < start) throw new Error(`${name} has no ${START} … ${END} block`);
+	writeFileSync(PAGE, `${page.slice(0, start + START.length)}\n${table}\n${page.slice(end)}`);
+	process.stdout.write(`${name}: version table updated\n`);
 } else {
 	process.stdout.write(`${table}\n`);
 }

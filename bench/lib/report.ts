@@ -88,7 +88,7 @@ function formatNumber(value: number | null | undefined): string {
 	return String(value);
 }
 
-/** A Markdown table, so the same text pastes into the README. */
+/** A Markdown table, so the same text pastes into docs/benchmarks.md. */
 export function renderTable(report: BenchReport): string {
 	const header = ['', 'metric', 'value', 'baseline (same run)', 'ratio', 'target', 'met'];
 	const lines = report.rows.map((row) => [

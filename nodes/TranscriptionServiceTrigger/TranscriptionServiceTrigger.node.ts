@@ -11,7 +11,7 @@ import {
 
 import type { ArtifactFormat } from '../../src/artifacts';
 import { isWebhookTestDelivery, type WebhookEventBody } from '../../src/webhooks';
-import { assertSigningSecret, verifyDelivery } from './activation';
+import { assertSigningSecret, requestTestDelivery } from './activation';
 import { mergeSeenEvents, processSeenEvents, rememberInProcess } from './dedupe';
 import { eventItemJson, withEventArtifact } from '../shared/event-item';
 import { readRawBody, signingSecrets } from '../shared/webhook-request';
@@ -59,7 +59,7 @@ export class TranscriptionServiceTrigger implements INodeType {
 				const options = this.getNodeParameter('options', {}) as TriggerOptions;
 				// A test listener ("Listen for test event") is not an activation, and its URL is not yet live here.
 				if (options.verifyOnActivation === true && this.getMode() !== 'manual') {
-					await verifyDelivery(this, webhookUrl);
+					await requestTestDelivery(this, webhookUrl);
 				}
 				this.getWorkflowStaticData('node').webhookUrl = webhookUrl;
 				return true;

@@ -19,7 +19,10 @@ export async function assertSigningSecret(context: IHookFunctions): Promise<void
 }
 
 /** POST /webhooks/test to the node's own URL; activation fails with the service's (sanitized) reason. */
-export async function verifyDelivery(context: IHookFunctions, webhookUrl: string): Promise<void> {
+export async function requestTestDelivery(
+	context: IHookFunctions,
+	webhookUrl: string,
+): Promise<void> {
 	const client = new TranscriptionServiceClient(context);
 	const response = await client.request<PublicWebhookTestResponse>({
 		operation: 'testWebhook',

@@ -32,7 +32,7 @@ export type Rejection = {
 	message: string;
 };
 
-export interface SignedDelivery {
+export interface ReceivedDelivery {
 	/** The request body exactly as received. */
 	rawBody: Uint8Array;
 	headers: IncomingHeaders;
@@ -73,7 +73,7 @@ export function declaredLengthTooLarge(headers: IncomingHeaders): boolean {
  * with the signed body fail verification too (401): the headers themselves are not signed.
  */
 export function verifyDelivery(
-	delivery: SignedDelivery,
+	delivery: ReceivedDelivery,
 ): { action: 'verified'; event: WebhookEventBody } | Rejection {
 	const { rawBody, headers } = delivery;
 	if (rawBody.byteLength > MAX_BODY_BYTES) {

@@ -100,7 +100,3 @@ export const triggerEventOptions = options(
 );
 
 export const pollingEventOptions = options(POLLING_EVENT_TYPES, POLLING_EVENT_LABELS);
-
-export function artifactFormatLabel(format: ArtifactFormat): string {
-	return ARTIFACT_FORMAT_LABELS[format].name;
-}

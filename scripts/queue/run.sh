@@ -3,7 +3,8 @@
 # round-robin router, on private PostgreSQL 15 and Redis 7 — once per n8n version.
 #   QUEUE_N8N=2.8|2.15|2.8,2.15 (default 2.8,2.15)    extra arguments go to jest (e.g. -t 'trigger')
 #   QUEUE_PROFILE=ci    CI's lighter counts (40 instead of 200 executions, a 64 MiB instead of a 256 MiB file, …)
-# Installs what is missing (scripts/queue/install.sh), builds, then runs test/queue once per version; each run
+# Installs what is missing (scripts/queue/install.sh), packs the pack as README → Install says (npm run pack:n8n),
+# then runs test/queue once per version; each run
 # writes test/e2e/.work/queue/results/<version>[-ci].json (the figures it measured) and keeps every process's log in
 # test/e2e/.work/queue/<version>[-ci]/. Exits non-zero if any version failed.
 set -euo pipefail
@@ -21,6 +22,6 @@ for version in "${versions[@]}"; do
 done
 
 bash scripts/queue/install.sh "$selection"
-npm run build
+npm run pack:n8n
 jest_per_version queue QUEUE_N8N_VERSION test/queue/jest.queue.config.js \
 	"test/e2e/.work/queue/%s${QUEUE_PROFILE:+-$QUEUE_PROFILE}/" "${versions[@]}" -- "$@"

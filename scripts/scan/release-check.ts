@@ -19,7 +19,7 @@ export interface Manifest {
 }
 
 /**
- * A value a publisher replaces before the first release (README → Releasing): an address in the reserved
+ * A value a publisher replaces before the first release (docs/releasing.md): an address in the reserved
  * `.invalid` top-level domain (RFC 2606), which never resolves. n8n's lint refuses `<placeholder>` values
  * and an author without an email, so this is the one form a placeholder can take in package.json.
  */
@@ -74,13 +74,13 @@ export function packageSourceProblems(manifest: Manifest, runningIn?: string): s
 	const placeholders = placeholdersIn(manifest);
 	if (placeholders.length > 0) {
 		problems.push(
-			`package.json still holds placeholders (README → Releasing): ${placeholders.join(', ')}`,
+			`package.json still holds placeholders (docs/releasing.md): ${placeholders.join(', ')}`,
 		);
 	}
 	const repositoryUrl = urlOf(manifest.repository);
 	if (!repositoryUrl) {
 		problems.push(
-			'package.json has no repository.url (README → Releasing): npm provenance and n8n verification need the public GitHub repository',
+			'package.json has no repository.url (docs/releasing.md): npm provenance and n8n verification need the public GitHub repository',
 		);
 		return problems;
 	}

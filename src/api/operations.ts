@@ -1,5 +1,5 @@
 // The nine operationIds of spec section 9 with their method and path template (relative to the prefix),
-// and the rate-limit bucket each one draws from (design.md: writes, reads, artifacts, webhook tests).
+// and the rate-limit bucket each one draws from (writes, reads, artifacts, webhook tests: docs/api-notes.md).
 
 import { idProblem } from './ids';
 

@@ -1,5 +1,5 @@
 // Spec 2.3/3 name these statuses but say the list is not complete: unknown values are tolerated
-// and count as "still running" (design.md, "Where the spec is silent").
+// and count as "still running" (docs/api-notes.md, "Job statuses").
 
 export const TRANSCRIPTION_STATUSES = [
 	'queued',

@@ -1,4 +1,4 @@
-// The four artifact representations of spec 2.4 and the download name of design.md.
+// The four artifact representations of spec 2.4 and the download name of docs/api-notes.md ("Content-Disposition").
 
 export const ARTIFACT_FORMATS = ['srt', 'txt', 'pdf', 'docx'] as const;
 export type ArtifactFormat = (typeof ARTIFACT_FORMATS)[number];

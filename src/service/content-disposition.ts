@@ -1,4 +1,4 @@
-// The Content-Disposition the service sends with an artifact (design.md decision); clients read it with
+// The Content-Disposition the service sends with an artifact (the form docs/api-notes.md states); clients read it with
 // src/artifacts/content-disposition.ts.
 
 /** RFC 8187 attr-char: what an extended value may carry without percent-encoding. */

@@ -5,7 +5,7 @@ import { createHmac, timingSafeEqual } from 'crypto';
 
 import { readWebhookHeader, WEBHOOK_HEADER_NAMES, type IncomingHeaders } from './headers';
 
-/** The spec leaves the maximum age open; design.md settles on ±300 s. */
+/** The spec leaves the maximum age open; ±300 s is this pack's choice (docs/api-notes.md, "Signature age"). */
 export const DEFAULT_TOLERANCE_SECONDS = 300;
 
 const SIGNATURE_VALUE = /^v1=([0-9a-f]{64})$/i;

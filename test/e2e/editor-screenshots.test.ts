@@ -1,15 +1,17 @@
 // The nodes in the real n8n editor, photographed with Debian's chromium through playwright-core
 // (never a downloaded browser). Pictures go to test/e2e/.work/screenshots/<version>/; with
-// E2E_UPDATE_SCREENSHOTS=1 they also replace the ones under docs/ that the README shows.
+// E2E_UPDATE_SCREENSHOTS=1 they also replace the ones under docs/ that the README shows: the nodes, a finished run
+// of the form example (its four files), and the Wait Mode choice.
 // The Job field (node version 2) is used as a person would: its From List search through n8n's own editor endpoint,
 // a job picked in the editor, saved and run.
 import { existsSync } from 'node:fs';
 import { copyFile, mkdir } from 'node:fs/promises';
 import path from 'node:path';
-import type { Browser, Page } from 'playwright-core';
+import type { Browser, Locator, Page } from 'playwright-core';
 import { chromium } from 'playwright-core';
 
 import { SandboxAdmin } from '../../sandbox/admin-client';
+import { ARTIFACT_FORMATS } from '../../src/artifacts';
 import { makeWav } from '../support/fixtures/media';
 import { CREDENTIAL_TYPE, SANDBOX_TEST_KEY_CREDENTIAL } from '../support/n8n/environment';
 import {
@@ -19,6 +21,7 @@ import {
 	nodeItems,
 	postJson,
 	serviceArtifact,
+	submitFormRecording,
 } from '../support/n8n/executions';
 import { waitFor } from '../support/n8n/processes';
 import { OWNER } from '../support/n8n/rest';
@@ -104,7 +107,7 @@ async function serviceListing(apiKey: string): Promise<Job[]> {
 	}
 }
 
-/** The label the Job list shows, written out here from the README's description. */
+/** The label the Job list shows, written out here from docs/nodes.md's description. */
 const jobLabel = (job: Job, details: string) =>
 	`${job.created_at.slice(0, 16).replace('T', ' ')} UTC · ${job.status} · ${details ? `${details} · ` : ''}${job.job_id}`;
 
@@ -156,9 +159,29 @@ describeWithChromium(`Editor screenshots in n8n ${context.n8nVersion}`, () => {
 		await browser?.close();
 	});
 
-	async function save(name: string): Promise<void> {
+	/** The page, or only the box around `around` (plus a margin) when given. */
+	async function save(name: string, around: Locator[] = []): Promise<void> {
 		const file = path.join(outputFolder, `${name}.png`);
-		await page.screenshot({ path: file });
+		const boxes = (await Promise.all(around.map((locator) => locator.boundingBox()))).filter(
+			(box) => box !== null,
+		);
+		const margin = 16;
+		const clip =
+			boxes.length === 0
+				? undefined
+				: {
+						x: Math.max(0, Math.min(...boxes.map((box) => box.x)) - margin),
+						y: Math.max(0, Math.min(...boxes.map((box) => box.y)) - margin),
+						width:
+							Math.max(...boxes.map((box) => box.x + box.width)) -
+							Math.min(...boxes.map((box) => box.x)) +
+							2 * margin,
+						height:
+							Math.max(...boxes.map((box) => box.y + box.height)) -
+							Math.min(...boxes.map((box) => box.y)) +
+							2 * margin,
+					};
+		await page.screenshot({ path: file, clip });
 		if (process.env.E2E_UPDATE_SCREENSHOTS === '1') {
 			await mkdir(path.join(REPO_ROOT, 'docs'), { recursive: true });
 			await copyFile(file, path.join(REPO_ROOT, 'docs', `${name}.png`));
@@ -428,5 +451,74 @@ describeWithChromium(`Editor screenshots in n8n ${context.n8nVersion}`, () => {
 		await openNode('On Transcription Completed');
 		await save('node-trigger');
 		await closeNode();
+	});
+
+	it('shows the Wait Mode choice of Transcribe and Download with what each mode means', async () => {
+		await openWorkflow(WORKFLOW_IDS.exampleForm);
+		await openNode('Transcribe and Download');
+		const waitMode = page.locator('[data-test-id="parameter-input-waitMode"]');
+		await waitMode.click();
+		const choices = page.locator('.el-select-dropdown__item:visible');
+		await choices.first().waitFor({ timeout: 30_000 });
+		await page.waitForTimeout(500);
+		const shown = await choices.allInnerTexts();
+		await save('wait-mode-choice', [
+			page.locator('[data-test-id="parameter-input-formats"]'),
+			waitMode,
+			page.locator('.el-select-dropdown:visible'),
+		]);
+		await page.keyboard.press('Escape');
+		await closeNode();
+
+		expect(shown.map((choice) => choice.split('\n')[0])).toEqual(['Pause Until Webhook', 'Poll']);
+		expect(shown.every((choice) => choice.split('\n')[1]?.length > 20)).toBe(true);
+	});
+
+	it("shows a finished run of the form example: the recording's four files in the node's output", async () => {
+		const before = await executionIds(api, WORKFLOW_IDS.exampleForm);
+		const response = await submitFormRecording(context.n8nBaseUrl, 'team-standup.wav', 3);
+		expect(response.status).toBe(200);
+		const [execution] = await newExecutions(api, WORKFLOW_IDS.exampleForm, before);
+		expect(failureOf(execution)).toBeUndefined();
+		const [item] = nodeItems(execution, 'Transcribe and Download');
+		expect(Object.keys(item.binary ?? {}).sort()).toEqual([...ARTIFACT_FORMATS].sort());
+
+		// The execution opens in the editor's read-only view (an iframe), as a person finds it under Executions; a wide
+		// window and the node's middle panel pushed aside leave room for all four files in the output panel.
+		await page.setViewportSize({ width: 1920, height: 900 });
+		try {
+			await page.goto(
+				`${context.n8nBaseUrl}/workflow/${WORKFLOW_IDS.exampleForm}/executions/${execution.id}`,
+			);
+			const run = page.frameLocator('iframe').first();
+			await run
+				.locator('[data-test-id="canvas-node"][data-node-name="Transcribe and Download"]')
+				.dblclick({ timeout: 60_000 });
+			const ndv = run.locator('[data-test-id="ndv"]').first();
+			await ndv.waitFor({ timeout: 30_000 });
+			const handle = await run.locator('[data-test-id="panel-drag-button"]').first().boundingBox();
+			if (handle) {
+				await page.mouse.move(handle.x + handle.width / 2, handle.y + handle.height / 2);
+				await page.mouse.down();
+				await page.mouse.move(0, handle.y + handle.height / 2, { steps: 10 });
+				await page.mouse.up();
+			}
+			const output = run.locator('[data-test-id="output-panel"]');
+			await output.locator('[data-test-id="radio-button-binary"]').click();
+			const files = output.locator('[data-test-id="ndv-binary-data_0"]');
+			await files.nth(ARTIFACT_FORMATS.length - 1).waitFor({ timeout: 30_000 });
+			await page.waitForTimeout(800);
+			const names = await files.allInnerTexts();
+			await save('run-output', [
+				output.locator('[data-test-id="node-run-status-success"]'),
+				output.locator('[data-test-id="ndv-run-data-display-mode"]'),
+				files.first(),
+				files.last(),
+			]);
+
+			expect(names.map((text) => text.split('\n')[0].trim())).toEqual([...ARTIFACT_FORMATS]);
+		} finally {
+			await page.setViewportSize({ width: 1440, height: 900 });
+		}
 	});
 });

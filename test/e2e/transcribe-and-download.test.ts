@@ -13,6 +13,7 @@ import {
 	nodeItems,
 	postJson,
 	serviceArtifact,
+	submitFormRecording,
 } from '../support/n8n/executions';
 import { suiteHandles, WORKFLOW_IDS } from '../support/n8n/suite';
 
@@ -71,17 +72,7 @@ describe(`Transcribe and Download in n8n ${context.n8nVersion} (Node ${context.n
 
 	it('answers the example form upload with the transcript', async () => {
 		const before = await executionIds(api, WORKFLOW_IDS.exampleForm);
-		const form = new FormData();
-		form.append(
-			'field-0',
-			new Blob([makeWav({ seconds: 1 })], { type: 'audio/wav' }),
-			'voicemail.wav',
-		);
-
-		const response = await fetch(`${context.n8nBaseUrl}/form/transcribe`, {
-			method: 'POST',
-			body: form,
-		});
+		const response = await submitFormRecording(context.n8nBaseUrl, 'voicemail.wav', 1);
 
 		expect(response.status).toBe(200);
 		const answer = (await response.json()) as {

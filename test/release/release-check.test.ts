@@ -1,6 +1,6 @@
 // The release gate's own checks (scripts/scan/release-check.ts) rule by rule, then this repository as
 // committed: CHANGELOG.md in Keep a Changelog form, and package.json's publisher fields either filled in
-// consistently or left as the README's Releasing section says, never an invented address presented as real.
+// consistently or left as docs/releasing.md says, never an invented address presented as real.
 import { spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
@@ -20,8 +20,7 @@ import type { Manifest } from '../../scripts/scan/release-check';
 const ROOT = path.resolve(__dirname, '..', '..');
 const manifest = JSON.parse(readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as Manifest;
 const changelog = readFileSync(path.join(ROOT, 'CHANGELOG.md'), 'utf8');
-const readme = readFileSync(path.join(ROOT, 'README.md'), 'utf8');
-const releasingSection = readme.slice(readme.indexOf('\n## Releasing\n'));
+const releasingSection = readFileSync(path.join(ROOT, 'docs/releasing.md'), 'utf8');
 
 const REPOSITORY = 'example-org/n8n-nodes-transcription-service';
 const filled: Manifest = {
@@ -191,7 +190,7 @@ describe('package source fields', () => {
 			'repository.url https://gitlab.com/owner/repo.git is not a GitHub repository (provenance is read from GitHub)',
 		]);
 		expect(packageSourceProblems({ ...filled, repository: undefined }, REPOSITORY)).toEqual([
-			'package.json has no repository.url (README → Releasing): npm provenance and n8n verification need the public GitHub repository',
+			'package.json has no repository.url (docs/releasing.md): npm provenance and n8n verification need the public GitHub repository',
 		]);
 	});
 
@@ -206,7 +205,7 @@ describe('package source fields', () => {
 			'bugs: https://issues.example.invalid/tracker',
 		]);
 		expect(packageSourceProblems(unfilled, REPOSITORY)).toEqual([
-			'package.json still holds placeholders (README → Releasing): author.email: set-before-publishing@example.invalid, bugs: https://issues.example.invalid/tracker',
+			'package.json still holds placeholders (docs/releasing.md): author.email: set-before-publishing@example.invalid, bugs: https://issues.example.invalid/tracker',
 		]);
 	});
 
@@ -256,8 +255,8 @@ describe('this repository as committed', () => {
 		expect(problems).toEqual(packageSourceProblems(manifest, REPOSITORY));
 	});
 
-	it('keeps publisher fields either consistent or as placeholders the README tells the publisher to fill', () => {
-		// Filled in: no problems at all. Not yet: only placeholders and the missing repository, which the README explains.
+	it('keeps publisher fields either consistent or as placeholders docs/releasing.md tells the publisher to fill', () => {
+		// Filled in: no problems at all. Not yet: only placeholders and the missing repository, which docs/releasing.md explains.
 		const unexplained = packageSourceProblems(manifest).filter(
 			(problem) =>
 				!/^package\.json (still holds placeholders|has no repository\.url)/.test(problem),

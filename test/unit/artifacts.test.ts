@@ -417,7 +417,7 @@ describe('parseContentDisposition (RFC 6266 + RFC 5987), cross-checked against t
 	});
 });
 
-describe('formatContentDisposition (design.md: ASCII fallback + UTF-8 filename*)', () => {
+describe('formatContentDisposition (docs/api-notes.md: ASCII fallback + UTF-8 filename*)', () => {
 	it('writes both filename= and filename*=', () => {
 		expect(formatContentDisposition('clip.srt')).toBe(
 			`attachment; filename="clip.srt"; filename*=UTF-8''clip.srt`,

@@ -169,7 +169,7 @@ describe('operations (spec sections 4 and 9)', () => {
 	const statuses: Record<OperationId, string[]> = {
 		getAccount: ['200', '401', '403', '429', '503'],
 		createUpload: ['201', '400', '401', '403', '409', '422', '429', '500', '503'],
-		// 409 upload_not_available for a second PUT is decided in design.md ("Slots").
+		// 409 upload_not_available for a second PUT is decided in docs/api-notes.md ("Upload slots").
 		uploadBinary: ['200', '400', '401', '403', '404', '409', '410', '429', '500', '503'],
 		createTranscription: [
 			'200',

@@ -8,7 +8,6 @@ import {
 	isErrorEnvelope,
 	joinPrefix,
 	OPERATIONS,
-	resolveLink,
 	type OperationId,
 	type PublicTranscriptionResponse,
 	type RateLimitBucket,
@@ -83,11 +82,6 @@ export class TranscriptionServiceClient {
 
 	async serviceSettings(): Promise<ServiceSettings> {
 		return (await this.connect()).settings;
-	}
-
-	/** Absolute URL of an API link (relative path from a response, or an absolute URL from a webhook body). */
-	async resolve(link: string): Promise<string> {
-		return resolveLink((await this.connect()).settings.baseUrl, link);
 	}
 
 	/**

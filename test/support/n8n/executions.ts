@@ -1,5 +1,6 @@
 // Reading what n8n did: finished executions through the public API, node outputs, artifact bytes.
 import type { ArtifactFormat } from '../../../src/artifacts';
+import { makeWav } from '../fixtures/media';
 import { waitFor } from './processes';
 import type { ExecutionItem, ExecutionSummary, ExecutionWithData, N8nApi } from './rest';
 
@@ -90,4 +91,15 @@ export async function postJson(
 		// Not JSON: keep the text.
 	}
 	return { status: response.status, body: parsed };
+}
+
+/** A recording uploaded through the form example (`/form/transcribe`), as a person submits the form. */
+export async function submitFormRecording(
+	n8nBaseUrl: string,
+	fileName: string,
+	seconds: number,
+): Promise<Response> {
+	const form = new FormData();
+	form.append('field-0', new Blob([makeWav({ seconds })], { type: 'audio/wav' }), fileName);
+	return await fetch(`${n8nBaseUrl}/form/transcribe`, { method: 'POST', body: form });
 }

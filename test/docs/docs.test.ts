@@ -1,0 +1,360 @@
+// Every statement of README.md, docs/*.md and examples/README.md that the code can check: links and anchors resolve,
+// repository paths exist, `npm run` scripts exist, node fields and options are named as the built nodes name them
+// (n8n's own UI names are listed below), field tables give the nodes' defaults, and README → Install's commands agree
+// with each other. A UI name is written in italics (*Wait Mode*, *Options* → *Max Wait (Seconds)*), so a renamed field
+// or a page that uses italics for anything else fails here.
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import path from 'node:path';
+
+import { installSteps, tarballName } from '../../scripts/install-steps';
+
+const ROOT = path.resolve(__dirname, '../..');
+const README = 'README.md';
+const PAGES = [
+	README,
+	...readdirSync(path.join(ROOT, 'docs'))
+		.filter((file) => file.endsWith('.md'))
+		.map((file) => `docs/${file}`),
+	'examples/README.md',
+];
+const MAX_README_LINES = 250;
+
+/** Labels of n8n's own editor that the pages name: n8n shows them, the pack's descriptions do not. */
+const N8N_UI_NAMES = new Set([
+	'Community Nodes',
+	'Continue (using error output)',
+	'Every Minute',
+	'Execute workflow',
+	'Fetch Test Event',
+	'If',
+	'Import from File',
+	'Install',
+	'Listen for test event',
+	'On Error',
+	'Poll Times',
+	'Production URL',
+	'Read/Write Files from Disk',
+	'Remove Duplicates',
+	'Retry On Fail',
+	'Settings',
+	'Stop Workflow',
+	'Test URL',
+	'Webhook URLs',
+	'Workflows',
+	'Write Files to Disk',
+]);
+
+interface Property {
+	displayName: string;
+	name: string;
+	type: string;
+	default?: unknown;
+	options?: Array<
+		{
+			name?: string;
+			value?: unknown;
+			displayName?: string;
+			values?: Property[];
+		} & Partial<Property>
+	>;
+	modes?: Array<{ displayName: string }>;
+}
+
+interface Described {
+	description: { name: string; displayName: string; properties: Property[] };
+}
+
+/** The built package's nodes and credentials, as n8n loads them (package.json → n8n), every node version. */
+function builtDescriptions(): Described['description'][] {
+	const manifest = JSON.parse(readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as {
+		n8n: { nodes: string[]; credentials: string[] };
+	};
+	const descriptions: Described['description'][] = [];
+	const load = createRequire(__filename);
+	for (const file of [...manifest.n8n.credentials, ...manifest.n8n.nodes]) {
+		const built = path.join(ROOT, file);
+		if (!existsSync(built)) throw new Error(`${file} is missing: run \`npm run build\` first`);
+		for (const exported of Object.values(load(built) as Record<string, new () => unknown>)) {
+			const instance = new exported() as Partial<Described> & {
+				nodeVersions?: Record<string, Described>;
+			} & Described['description'];
+			if (instance.nodeVersions) {
+				descriptions.push(...Object.values(instance.nodeVersions).map((node) => node.description));
+			} else {
+				descriptions.push(instance.description ?? instance);
+			}
+		}
+	}
+	return descriptions;
+}
+
+/** Every property of a description, collections' and fixed collections' entries included. */
+function* allProperties(properties: Property[]): Generator<Property> {
+	for (const property of properties) {
+		yield property;
+		for (const option of property.options ?? []) {
+			if (option.values) yield* allProperties(option.values);
+			else if (option.type) yield* allProperties([option as Property]);
+		}
+	}
+}
+
+/** The names the editor shows for a node: its own, its fields', their options' and locator modes'. */
+function uiNames(description: Described['description']): Set<string> {
+	const names = new Set([description.displayName]);
+	for (const property of allProperties(description.properties)) {
+		names.add(property.displayName);
+		for (const option of property.options ?? []) {
+			if (option.displayName) names.add(option.displayName);
+			else if (option.name && !option.type) names.add(option.name);
+		}
+		for (const mode of property.modes ?? []) names.add(mode.displayName);
+	}
+	return names;
+}
+
+const descriptions = builtDescriptions();
+const namesOf = new Map(descriptions.map((description) => [description.name, new Set<string>()]));
+for (const description of descriptions) {
+	for (const name of uiNames(description)) namesOf.get(description.name)?.add(name);
+}
+/** Node names of the example workflows, which the pages name in italics too. */
+const exampleNodeNames = new Set(
+	readdirSync(path.join(ROOT, 'examples'))
+		.filter((file) => file.endsWith('.json'))
+		.flatMap((file) =>
+			(
+				JSON.parse(readFileSync(path.join(ROOT, 'examples', file), 'utf8')) as {
+					nodes: Array<{ name: string }>;
+				}
+			).nodes.map((node) => node.name),
+		),
+);
+const everyName = new Set([
+	...N8N_UI_NAMES,
+	...exampleNodeNames,
+	...[...namesOf.values()].flatMap((names) => [...names]),
+]);
+
+const read = (page: string) => readFileSync(path.join(ROOT, page), 'utf8');
+const withoutFences = (text: string) => text.replace(/^```[\s\S]*?^```/gm, '');
+const withoutCode = (text: string) => withoutFences(text).replace(/`[^`\n]*`/g, '');
+const codeSpans = (text: string) =>
+	[...withoutFences(text).matchAll(/`([^`\n]+)`/g)].map((match) => match[1]);
+
+/** GitHub's heading anchors: lower case, punctuation dropped, spaces to hyphens, repeats numbered. */
+function anchors(markdown: string): Set<string> {
+	const seen = new Map<string, number>();
+	const result = new Set<string>();
+	for (const [, heading] of withoutFences(markdown).matchAll(/^#{1,6} +(.+?) *#*$/gm)) {
+		const text = heading
+			.replace(/!?\[([^\]]*)\]\([^)]*\)/g, '$1')
+			.replace(/[`*]/g, '')
+			.replace(/(^|\W)_|_(\W|$)/g, '$1$2');
+		const base = text
+			.toLowerCase()
+			.replace(/[^\p{L}\p{M}\p{N}\p{Pc} -]/gu, '')
+			.replace(/ /g, '-');
+		const count = seen.get(base) ?? 0;
+		seen.set(base, count + 1);
+		result.add(count === 0 ? base : `${base}-${count}`);
+	}
+	return result;
+}
+
+/** Markdown links and images: [text](target) and ![alt](target), outside code. */
+function links(markdown: string): string[] {
+	return [...withoutCode(markdown).matchAll(/!?\[[^\]]*\]\(([^)\s]+)\)/g)].map((match) => match[1]);
+}
+
+/** Italic spans (UI names), outside code and link targets; bold markers are not italics. */
+function italics(markdown: string): string[] {
+	const text = withoutCode(markdown)
+		.replace(/\]\([^)]*\)/g, ']')
+		.replace(/\*\*/g, '');
+	return [
+		...text.matchAll(/(?<![\w*])\*(?![\s*])([^*\n]+?)(?<!\s)\*(?![\w*])/g),
+		...text.matchAll(/(?<![\w])_(?![\s_])([^_\n]+?)(?<!\s)_(?!\w)/g),
+	].map((match) => match[1]);
+}
+
+/** A repository path in a code span: `<x>` and `*` match any name, `{a,b}` either. */
+const REPO_PATH =
+	/^(?:(?:credentials|nodes|src|sandbox|openapi|examples|test|bench|scripts|docs|icons|dist|\.ci|\.github)\/\S*|package\.json|package-lock\.json|CHANGELOG\.md|README\.md|LICENSE|tsconfig\.json|eslint\.config\.mjs|\.npmrc)$/;
+/** Folders runs create and git ignores: named in the pages, absent from a clone. */
+const GENERATED = /(^|\/)\.work(\/|$)/;
+
+function pathExists(pattern: string): boolean {
+	const alternatives = /\{([^}]*)\}/.exec(pattern);
+	if (alternatives) {
+		return alternatives[1]
+			.split(',')
+			.every((choice) => pathExists(pattern.replace(alternatives[0], choice)));
+	}
+	let folders = [ROOT];
+	const segments = pattern.replace(/\/$/, '').split('/');
+	for (const segment of segments) {
+		const wild = /[*<]/.test(segment);
+		const matcher = new RegExp(
+			`^${segment
+				.replace(/<[^>]*>/g, '\ue000')
+				.replace(/[.+?^$()|[\]\\]/g, '\\$&')
+				.replace(/\*/g, '\ue000')
+				.replace(/\ue000/g, '.*')}$`,
+		);
+		folders = folders.flatMap((folder) => {
+			if (!wild) return existsSync(path.join(folder, segment)) ? [path.join(folder, segment)] : [];
+			if (!existsSync(folder) || !statSync(folder).isDirectory()) return [];
+			return readdirSync(folder)
+				.filter((entry) => matcher.test(entry))
+				.map((entry) => path.join(folder, entry));
+		});
+	}
+	return folders.length > 0;
+}
+
+/** The default a field table states, as the editor shows the property's default. */
+function shownDefault(property: Property): string {
+	const value = property.default;
+	const optionName = (option: unknown) =>
+		property.options?.find((entry) => entry.value === option)?.name ?? String(option);
+	if (typeof value === 'boolean') return value ? 'on' : 'off';
+	if (Array.isArray(value)) return value.map(optionName).join(', ');
+	if (property.type === 'options') return optionName(value);
+	return String(value ?? '');
+}
+const plain = (cell: string) => cell.replace(/[*`]/g, '').trim();
+
+describe.each(PAGES)('%s', (page) => {
+	const markdown = read(page);
+	const folder = path.dirname(path.join(ROOT, page));
+
+	it('links only to files and headings that exist', () => {
+		const broken: string[] = [];
+		for (const target of links(markdown)) {
+			if (/^(https?|mailto):/.test(target)) continue;
+			const [file, anchor] = target.split('#');
+			const resolved = file
+				? path.resolve(folder, decodeURIComponent(file))
+				: path.join(ROOT, page);
+			if (!existsSync(resolved)) {
+				broken.push(`${target}: no such file`);
+			} else if (anchor !== undefined) {
+				if (!resolved.endsWith('.md'))
+					broken.push(`${target}: an anchor into a file that is not Markdown`);
+				else if (!anchors(readFileSync(resolved, 'utf8')).has(anchor))
+					broken.push(`${target}: no heading with that anchor`);
+			}
+		}
+		expect(broken).toEqual([]);
+	});
+
+	it('names only repository paths that exist', () => {
+		const missing = codeSpans(markdown)
+			.map((span) => span.replace(/^\.\//, ''))
+			.filter((span) => REPO_PATH.test(span) && !GENERATED.test(span))
+			.filter((span) => !pathExists(span));
+		expect(missing).toEqual([]);
+	});
+
+	it('runs only npm scripts that package.json has', () => {
+		const { scripts } = JSON.parse(read('package.json')) as { scripts: Record<string, string> };
+		const unknown = [...markdown.matchAll(/npm run ([\w:.-]+)/g)]
+			.map((match) => match[1])
+			.filter((script) => !(script in scripts));
+		expect(unknown).toEqual([]);
+	});
+
+	it('writes in italics only names the editor shows (the nodes, n8n itself, the examples)', () => {
+		const unknown = italics(markdown)
+			.flatMap((span) => span.split(/\s+→\s+/))
+			.filter((name) => !everyName.has(name));
+		expect(unknown).toEqual([]);
+	});
+
+	it("gives each field table's node only its own fields, with the node's defaults", () => {
+		const problems: string[] = [];
+		for (const [, node, table] of markdown.matchAll(
+			/<!-- fields: (\w+) -->\s*\n((?:\|.*\|\n?)+)/g,
+		)) {
+			const description = descriptions.find((candidate) => candidate.name === node);
+			if (!description) {
+				problems.push(`fields: ${node} is no node or credential of the package`);
+				continue;
+			}
+			const own = new Set([...N8N_UI_NAMES, ...(namesOf.get(node) ?? [])]);
+			for (const name of italics(table).flatMap((span) => span.split(/\s+→\s+/))) {
+				if (!own.has(name)) problems.push(`${node}: no field or option "${name}"`);
+			}
+			const [header, , ...rows] = table.trim().split('\n');
+			const defaultColumn = header
+				.split('|')
+				.map((cell) => cell.trim())
+				.indexOf('Default');
+			if (defaultColumn < 0) continue;
+			for (const row of rows) {
+				const cells = row.split('|').map((cell) => cell.trim());
+				const field = /^\*([^*]+)\*$/.exec(cells[1])?.[1];
+				if (!field) continue;
+				const matches = [...allProperties(description.properties)].filter(
+					(property) => property.displayName === field,
+				);
+				const stated = plain(cells[defaultColumn]);
+				if (!matches.some((property) => plain(shownDefault(property)) === stated)) {
+					problems.push(
+						`${node} → ${field}: default "${stated}", the node has ${matches.map((property) => `"${shownDefault(property)}"`).join(' or ') || 'no such field'}`,
+					);
+				}
+			}
+		}
+		expect(problems).toEqual([]);
+	});
+});
+
+describe('README.md', () => {
+	const readme = read(README);
+
+	it(`is a user's guide of at most ${MAX_README_LINES} lines`, () => {
+		expect(readme.trimEnd().split('\n').length).toBeLessThanOrEqual(MAX_README_LINES);
+	});
+
+	it('links every page under docs/', () => {
+		const linked = new Set(links(readme).map((target) => target.split('#')[0]));
+		const unlinked = PAGES.filter((page) => page.startsWith('docs/')).filter(
+			(page) => !linked.has(page),
+		);
+		expect(unlinked).toEqual([]);
+	});
+});
+
+describe('README → Install', () => {
+	const steps = installSteps();
+	const [installLine] = steps['by-hand'];
+
+	it('packs with npm run pack:n8n, which names the tarball the install lines name', () => {
+		expect(steps.pack).toEqual(['npm run pack:n8n']);
+		expect(read('scripts/pack-n8n.sh')).toContain("require('./package.json').name\").tgz");
+		for (const lines of Object.values(steps).slice(1)) {
+			expect(lines.join('\n')).toContain(tarballName());
+		}
+	});
+
+	it("installs by hand in one line that creates n8n's nodes folder first", () => {
+		expect(steps['by-hand']).toEqual([installLine]);
+		expect(installLine).toMatch(
+			/^mkdir -p ~\/\.n8n\/nodes && npm install --prefix ~\/\.n8n\/nodes /,
+		);
+		expect(installLine).toContain(`./${tarballName()}`);
+	});
+
+	it('runs the same install line in the Dockerfile and in a running container', () => {
+		expect(steps.dockerfile).toEqual([
+			expect.stringMatching(/^FROM docker\.n8n\.io\/n8nio\/n8n(:\S+)?$/),
+			`COPY ${tarballName()} ./`,
+			`RUN ${installLine}`,
+		]);
+		expect(steps['docker-exec']).toContain(`docker exec -w /tmp n8n sh -c '${installLine}'`);
+		expect(steps['docker-exec'][0]).toBe(`docker cp ${tarballName()} n8n:/tmp/`);
+	});
+});
