@@ -6,7 +6,9 @@ module.exports = {
 	rootDir: __dirname,
 	roots: ['<rootDir>/test'],
 	testMatch: ['**/*.test.ts'],
-	testPathIgnorePatterns: ['/node_modules/', '/test/e2e/'],
+	// `npm test` runs every tier but these three, which need real n8n or run for long: each has its own config and
+	// npm script (test/README.md).
+	testPathIgnorePatterns: ['/node_modules/', '/test/e2e/', '/test/queue/', '/test/reliability/'],
 	modulePathIgnorePatterns: [
 		'<rootDir>/test/engine/n8n-core-latest/',
 		'<rootDir>/test/engine/.work/',
@@ -14,7 +16,7 @@ module.exports = {
 	transform: {
 		'^.+\\.ts$': ['ts-jest', { tsconfig: 'tsconfig.test.json' }],
 	},
-	setupFiles: ['<rootDir>/test/setup-env.ts'],
+	setupFiles: ['<rootDir>/test/support/engine/setup-env.ts'],
 	// The engine tier loads the built package: dist/ is rebuilt first when it is older than its sources.
 	globalSetup: '<rootDir>/test/engine/global-setup.ts',
 	// Which n8n-core / n8n-workflow the engine tier runs on (engine-versions.test.ts checks it was really that one).
@@ -23,7 +25,7 @@ module.exports = {
 	reporters: [
 		'default',
 		[
-			'<rootDir>/test/results-reporter.js',
+			'<rootDir>/test/support/results-reporter.js',
 			{
 				kind: 'engine',
 				id: 'project',

@@ -2,7 +2,7 @@
 // up with a 1 MiB file (module loading and first-use allocations are not the upload's), then uploads the big
 // file and reports the peak growth of resident memory over the level just before, as one JSON line on stdout.
 //   node --expose-gc --import tsx bench/p2-memory-worker.ts <mode> <file> <sandbox base URL> <api key>
-import '../test/setup-env';
+import '../test/support/engine/setup-env';
 
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -17,8 +17,8 @@ import {
 	nodeType,
 	runWorkflow,
 	type RunResult,
-} from '../test/engine/harness';
-import { writeWavFile } from '../test/fixtures/media';
+} from '../test/support/engine/harness';
+import { writeWavFile } from '../test/support/fixtures/media';
 import { runBaseWorkflow } from './lib/base-nodes-engine';
 import { runTranscribeAndDownload } from './lib/engine';
 

@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
 
-import { writeWavFile } from '../test/fixtures/media';
+import { writeWavFile } from '../test/support/fixtures/media';
 import { baseNodesAvailable } from './lib/base-nodes-engine';
 import { ratio, type ResultRow } from './lib/report';
 import type { MemoryMeasurement, MemoryMode } from './p2-memory-worker';

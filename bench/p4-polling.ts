@@ -1,18 +1,18 @@
 // P4 waiting cost: GET /transcriptions/{job_id} requests per job for 10 s, 60 s and 600 s jobs, by Transcribe and
 // Download in Wait Mode "Poll" (default poll options) against a fixed 5 s poll, both running side by side against the
 // same sandbox; and in Wait Mode "Pause Until Webhook", whose execution is paused until the service's signed events
-// reach its resume URL (n8n's waiting-webhook steps, as test/engine/waiting-harness.ts runs them). Long jobs run on sandbox time sped up on both sides (see lib/time-scale.ts) so
+// reach its resume URL (n8n's waiting-webhook steps, as test/support/engine/waiting-harness.ts runs them). Long jobs run on sandbox time sped up on both sides (see lib/time-scale.ts) so
 // that no job takes more than `wallSecondsPerJob` of wall time; short ones run in real time, where the speed-up
 // would also stretch every request's own latency into seconds of sandbox time.
 
 import { startSandbox } from '../sandbox/server';
-import { makeWav } from '../test/fixtures/media';
+import { makeWav } from '../test/support/fixtures/media';
 import { startCountingProxy, type Exchange } from './lib/counting-proxy';
 import { ACTION_NODE_NAME, runTranscribeAndDownload, wavItems } from './lib/engine';
 import { transcribeWithFixedPoll } from './lib/fixed-poll-client';
 import { ratio, round, type ResultRow } from './lib/report';
 import { scaleTime } from './lib/time-scale';
-import { PausedRun } from '../test/engine/waiting-harness';
+import { PausedRun } from '../test/support/engine/waiting-harness';
 
 export interface PollingBenchOptions {
 	jobSeconds: number[];

@@ -15,15 +15,15 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 
 import { startSandbox, type RunningSandbox } from '../sandbox/server';
-import { CREDENTIAL_TYPE } from '../test/e2e/harness/environment';
-import { n8nInstall, type N8nVersionId } from '../test/e2e/harness/versions';
-import { startQueueCluster, type QueueCluster } from '../test/queue/harness/cluster';
+import { CREDENTIAL_TYPE } from '../test/support/n8n/environment';
+import { n8nInstall, type N8nVersionId } from '../test/support/n8n/versions';
+import { startQueueCluster, type QueueCluster } from '../test/support/queue/cluster';
 import {
 	runManyExecutions,
 	type ManyExecutionsResult,
-} from '../test/queue/harness/many-executions';
-import { servicesUnavailable } from '../test/queue/harness/services';
-import { transcribeWorkflow } from '../test/queue/harness/workflows';
+} from '../test/support/queue/many-executions';
+import { servicesUnavailable } from '../test/support/queue/services';
+import { transcribeWorkflow } from '../test/support/queue/workflows';
 import { startCountingProxy, type CountingProxy } from './lib/counting-proxy';
 import { ratio, round, type ResultRow } from './lib/report';
 

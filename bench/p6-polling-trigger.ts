@@ -1,6 +1,6 @@
 // P6 the polling trigger: list requests per poll on accounts of 10, 1,000 and 10,000 jobs, and how long after a job
 // finishes it is emitted at the default poll interval (n8n's "every minute"). The node's real poll() runs in n8n-core's
-// PollContext (test/engine/polling-harness.ts, activated and polled as n8n does) against the sandbox, behind a proxy
+// PollContext (test/support/engine/polling-harness.ts, activated and polled as n8n does) against the sandbox, behind a proxy
 // that counts the requests. Between two polls the sandbox clock moves one interval, so an hour of polling takes
 // seconds; the gap is measured on that clock, from the job's updated_at to the poll that emitted it.
 // Baseline, in the same run and through the same proxy: a poller that reads every page of each selected status at
@@ -9,8 +9,8 @@
 import { SandboxAdmin } from '../sandbox/admin-client';
 import type { ListOrder } from '../sandbox/list-order';
 import { startSandbox, type RunningSandbox } from '../sandbox/server';
-import { PollingTriggerUnderTest } from '../test/engine/polling-harness';
-import { makeWav } from '../test/fixtures/media';
+import { PollingTriggerUnderTest } from '../test/support/engine/polling-harness';
+import { makeWav } from '../test/support/fixtures/media';
 import { startCountingProxy, type CountingProxy } from './lib/counting-proxy';
 import { ratio, round, type ResultRow } from './lib/report';
 

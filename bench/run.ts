@@ -5,7 +5,7 @@
 // pacer with earlier builds of the pack; BENCH_P5_EXECUTIONS (Pause runs, default 200), BENCH_P5_POLL_EXECUTIONS
 // (default 200), BENCH_P5_JOB_SECONDS (default "60,10": Poll and Pause at the first length, Pause alone at the others)
 // and BENCH_P5_MODES (default "poll,pauseUntilWebhook") shorten it.
-import '../test/setup-env';
+import '../test/support/engine/setup-env';
 
 import { parseArgs } from 'node:util';
 

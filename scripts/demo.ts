@@ -2,7 +2,7 @@
 // (one with a Hebrew name), runs the example "Transcribe and Download" node through n8n-core's engine,
 // shows each step as the service sees it, writes every artifact to demo-output/ and prints a summary.
 // Exit code 0 only if every artifact was produced.
-import '../test/setup-env';
+import '../test/support/engine/setup-env';
 
 import { subscribe, unsubscribe } from 'node:diagnostics_channel';
 import type { IncomingMessage, ServerResponse } from 'node:http';
@@ -14,9 +14,14 @@ import type { INodeExecutionData } from 'n8n-workflow';
 import { ARTIFACT_FORMATS } from '../src/artifacts';
 import { SandboxAdmin } from '../sandbox/admin-client';
 import { startSandbox } from '../sandbox/server';
-import { binaryBytes, binaryItem, cleanupBinaryData, runWorkflow } from '../test/engine/harness';
-import { makeWav } from '../test/fixtures/media';
-import { EXAMPLES, findNode, loadExample } from '../test/e2e/harness/workflows';
+import {
+	binaryBytes,
+	binaryItem,
+	cleanupBinaryData,
+	runWorkflow,
+} from '../test/support/engine/harness';
+import { makeWav } from '../test/support/fixtures/media';
+import { EXAMPLES, findNode, loadExample } from '../test/support/n8n/workflows';
 
 const REPO_ROOT = path.resolve(__dirname, '..');
 const OUTPUT_DIR = path.join(REPO_ROOT, 'demo-output');

@@ -10,13 +10,13 @@ import {
 	SANDBOX_CREDENTIAL,
 	SANDBOX_TEST_KEY_CREDENTIAL,
 	startEnvironment,
-} from '../test/e2e/harness/environment';
-import type { WorkflowPlaces } from '../test/e2e/harness/environment';
-import { freePort } from '../test/e2e/harness/processes';
-import { OWNER } from '../test/e2e/harness/rest';
-import { triggerIsBuilt, triggerWorkflows, WORKFLOW_IDS } from '../test/e2e/harness/suite';
-import { isN8nVersionId, REPO_ROOT, WORK_DIR } from '../test/e2e/harness/versions';
-import { EXAMPLES, loadExample, relocate } from '../test/e2e/harness/workflows';
+} from '../test/support/n8n/environment';
+import type { WorkflowPlaces } from '../test/support/n8n/environment';
+import { freePort } from '../test/support/n8n/processes';
+import { OWNER } from '../test/support/n8n/rest';
+import { triggerIsBuilt, triggerWorkflows, WORKFLOW_IDS } from '../test/support/n8n/suite';
+import { isN8nVersionId, REPO_ROOT, WORK_DIR } from '../test/support/n8n/versions';
+import { EXAMPLES, loadExample, relocate } from '../test/support/n8n/workflows';
 
 const write = (line = '') => process.stdout.write(`${line}\n`);
 

@@ -1,6 +1,6 @@
 // README → Install is the one place that says how to install a build of this repository into n8n. Its command
 // blocks are marked `<!-- install-step: NAME -->`; the e2e and queue harnesses run the `pack` and `by-hand` blocks
-// as written (test/e2e/harness/package.ts) and the docs test holds the Docker blocks to the same install line, so the
+// as written (test/support/n8n/package.ts) and the docs test holds the Docker blocks to the same install line, so the
 // instructions cannot drift from what the suites prove.
 import { readFileSync } from 'node:fs';
 import path from 'node:path';

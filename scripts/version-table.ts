@@ -1,5 +1,5 @@
 // `npm run versions:table [-- --write]`: the "n8n version × what was proven" table of docs/compatibility.md, rendered from the
-// results the test runs wrote (test/results-reporter.js): test/e2e/.work/results/<version>.json per n8n version
+// results the test runs wrote (test/support/results-reporter.js): test/e2e/.work/results/<version>.json per n8n version
 // (`npm run test:e2e`) and test/engine/.work/results/{project,latest}.json (`npm test`, `npm run test:engine:latest`).
 // Prints the table; with --write it replaces the block between the page's version-table markers.
 import { existsSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
@@ -33,43 +33,43 @@ interface RunResults {
 /** The e2e suite's files, as the table's columns, and what each proves. */
 const E2E_COLUMNS: Array<{ file: string; title: string; proves: string }> = [
 	{
-		file: 'transcribe-and-download.e2e.test.ts',
+		file: 'transcribe-and-download.test.ts',
 		title: 'Transcribe and Download',
 		proves:
 			"three files in, each with its transcript and all four artifacts (SRT, TXT, PDF, DOCX) byte-identical to the service's; the form example answers with the transcript",
 	},
 	{
-		file: 'pause-until-webhook.e2e.test.ts',
+		file: 'pause-until-webhook-in-n8n.test.ts',
 		title: 'Pause Until Webhook',
 		proves:
 			"three ~30 s jobs: the execution is saved as waiting and no status request is sent while they run, it resumes on the last signed event and outputs Poll mode's bytes; a forged resume request gets 401; n8n stopped and started while it waits is resumed by the service's repeated delivery; a failed job fails only its item",
 	},
 	{
-		file: 'trigger.e2e.test.ts',
+		file: 'trigger.test.ts',
 		title: 'Trigger',
 		proves:
 			"the sandbox's real signed webhook for a live job starts the workflow with the PDF downloaded; a forged signature gets 401 and starts nothing; the scheduled-batch and save-to-disk examples work together",
 	},
 	{
-		file: 'polling-trigger.e2e.test.ts',
+		file: 'polling-trigger-in-n8n.test.ts',
 		title: 'Polling Trigger',
 		proves:
 			"with 150 jobs of history and a 5-second poll, every job that finishes after activation (completed and failed, one after 100 newer jobs, two while n8n is stopped) starts exactly one execution, and none of the history does; the polling example saves the completed job's DOCX byte-identical to the service's and sets the failed one aside",
 	},
 	{
-		file: 'operations.e2e.test.ts',
+		file: 'operations.test.ts',
 		title: 'Other operations',
 		proves:
 			'Account Get, Send Test Event, Create Slot, Send Media, Create, Get, Download Artifact and Get Many in one workflow',
 	},
 	{
-		file: 'ai-tool.e2e.test.ts',
+		file: 'ai-tool.test.ts',
 		title: 'AI tool',
 		proves:
 			'n8n lists the action node, its `…Tool` variant and both triggers under the package name',
 	},
 	{
-		file: 'editor-screenshots.e2e.test.ts',
+		file: 'editor-screenshots.test.ts',
 		title: 'Editor',
 		proves:
 			"the editor's nodes panel finds the node; the Job field's list comes through n8n's editor endpoint (every page, labels, search, a revoked key's 401), a job picked in the editor is saved and runs (From List, By URL, By ID); the nodes, the Wait Mode choice and a finished run's four files are photographed",

@@ -9,8 +9,8 @@ import path from 'node:path';
 import { LazyPackageDirectoryLoader } from 'n8n-core';
 import type { IConnections, INode, INodeExecutionData, IRun } from 'n8n-workflow';
 
-import { executeInEngine, PackageNodeTypes } from '../../test/engine/harness';
-import { n8nInstall } from '../../test/e2e/harness/versions';
+import { executeInEngine, PackageNodeTypes } from '../../test/support/engine/harness';
+import { n8nInstall } from '../../test/support/n8n/versions';
 
 const PACKAGE_NAME = 'n8n-nodes-base';
 

@@ -34,6 +34,8 @@ export interface CountingProxyOptions {
 export interface CountingProxy {
 	baseUrl: string;
 	exchanges: Exchange[];
+	/** The clock exchanges are stamped with. */
+	now(): number;
 	/** Exchanges matching a method and a path pattern. */
 	select(method: string, path: RegExp): Exchange[];
 	close(): Promise<void>;
@@ -111,6 +113,7 @@ export async function startCountingProxy(
 	return {
 		baseUrl: `http://127.0.0.1:${port}`,
 		exchanges,
+		now,
 		select(method, pathPattern) {
 			return exchanges.filter(
 				(exchange) => exchange.method === method && pathPattern.test(exchange.url),

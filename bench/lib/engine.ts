@@ -8,8 +8,8 @@ import {
 	runWorkflow,
 	type RunResult,
 	type TestCredentials,
-} from '../../test/engine/harness';
-import { makeWav } from '../../test/fixtures/media';
+} from '../../test/support/engine/harness';
+import { makeWav } from '../../test/support/fixtures/media';
 
 export const ACTION_NODE_NAME = 'Transcribe and Download';
 

@@ -11,9 +11,9 @@ import {
 	SANDBOX_CREDENTIAL,
 	startEnvironment,
 	type E2eEnvironment,
-} from '../../test/e2e/harness/environment';
-import { n8nInstall } from '../../test/e2e/harness/versions';
-import { triggerProductionUrl, type WorkflowJson } from '../../test/e2e/harness/workflows';
+} from '../../test/support/n8n/environment';
+import { n8nInstall } from '../../test/support/n8n/versions';
+import { triggerProductionUrl, type WorkflowJson } from '../../test/support/n8n/workflows';
 
 export const TRIGGER_NODE = 'Transcription Events';
 export const PLAIN_WEBHOOK_PATH = 'bench-plain-webhook';

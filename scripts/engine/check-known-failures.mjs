@@ -1,4 +1,4 @@
-// Compares the latest engine run (test/engine/.work/results/latest.json, written by test/results-reporter.js) with
+// Compares the latest engine run (test/engine/.work/results/latest.json, written by test/support/results-reporter.js) with
 // test/engine/n8n-core-latest/known-failures.json: passes only when the tests that failed are exactly the listed ones
 // that ran, each with its reason's text in the failure. Prints what it found either way.
 import { existsSync, readFileSync } from 'node:fs';

@@ -2,8 +2,8 @@
 import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 
-import type { E2eEnvironment } from './harness/environment';
-import { startEnvironment } from './harness/environment';
+import type { E2eEnvironment } from '../support/n8n/environment';
+import { startEnvironment } from '../support/n8n/environment';
 import {
 	activeWorkflowIds,
 	contextFile,
@@ -11,9 +11,9 @@ import {
 	suiteWorkflows,
 	triggerIsBuilt,
 	triggerWorkflows,
-} from './harness/suite';
-import type { SuiteContext } from './harness/suite';
-import { WORK_DIR } from './harness/versions';
+} from '../support/n8n/suite';
+import type { SuiteContext } from '../support/n8n/suite';
+import { WORK_DIR } from '../support/n8n/versions';
 
 declare global {
 	var tssE2eEnvironment: E2eEnvironment | undefined;

@@ -11,7 +11,7 @@ module.exports = {
 	testEnvironment: 'node',
 	rootDir,
 	roots: ['<rootDir>/test/e2e'],
-	testMatch: ['**/*.e2e.test.ts'],
+	testMatch: ['**/*.test.ts'],
 	testPathIgnorePatterns: ['/node_modules/', '/test/e2e/n8n-'],
 	modulePathIgnorePatterns: ['<rootDir>/test/e2e/n8n-', '<rootDir>/test/e2e/.work/'],
 	transform: {
@@ -23,7 +23,7 @@ module.exports = {
 	reporters: [
 		'default',
 		[
-			'<rootDir>/test/results-reporter.js',
+			'<rootDir>/test/support/results-reporter.js',
 			{
 				kind: 'e2e',
 				id: versionId,

@@ -3,8 +3,8 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 
 import { startSandbox } from '../../sandbox/server';
-import { actionNode, ACTION_NODE, nodeError, runWorkflow } from './harness';
-import { useEngineSandbox } from './setup';
+import { actionNode, ACTION_NODE, nodeError, runWorkflow } from '../support/engine/harness';
+import { useEngineSandbox } from '../support/engine/engine-sandbox';
 
 // Short rate windows: an injected 429's Retry-After is the rest of the window.
 const env = useEngineSandbox({ allowLocalWebhooks: true, rateLimits: { windowSeconds: 2 } });

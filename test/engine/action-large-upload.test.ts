@@ -3,9 +3,9 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 
-import { makeWav, writeWavFile } from '../fixtures/media';
-import { actionNode, ACTION_NODE, binaryItem, runWorkflow } from './harness';
-import { useEngineSandbox } from './setup';
+import { makeWav, writeWavFile } from '../support/fixtures/media';
+import { actionNode, ACTION_NODE, binaryItem, runWorkflow } from '../support/engine/harness';
+import { useEngineSandbox } from '../support/engine/engine-sandbox';
 
 const FILE_BYTES = 200 * 1024 * 1024;
 /** Well below the file's size: reading it whole would grow the process by at least 200 MiB. */

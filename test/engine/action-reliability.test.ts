@@ -1,8 +1,8 @@
 // Spec 7 and 8 through the node: retries through injected faults without a second slot or job, pacing from the
 // X-RateLimit-* headers, and rate limits that reset too late to wait for.
 import type { FaultRule } from '../../sandbox/faults';
-import { makeWav } from '../fixtures/media';
-import { windowSecondsWithRoom } from '../sandbox/helpers';
+import { makeWav } from '../support/fixtures/media';
+import { startRateLimitWindow } from '../support/sandbox/client';
 import {
 	actionNode,
 	ACTION_NODE,
@@ -10,8 +10,8 @@ import {
 	nodeError,
 	runWorkflow,
 	type TestCredentials,
-} from './harness';
-import { useEngineSandbox } from './setup';
+} from '../support/engine/harness';
+import { useEngineSandbox } from '../support/engine/engine-sandbox';
 
 // One-second rate windows: an injected 429 asks for one second of patience.
 const env = useEngineSandbox({
@@ -170,10 +170,8 @@ describe('rate limits (spec 8)', () => {
 	});
 
 	test('a window that reopens later than the node waits: reported as rate_limit_exceeded, not waited out', async () => {
-		await env.admin.setRateLimits({
-			windowSeconds: await windowSecondsWithRoom(env.admin, 3600),
-			perTier: { platinum: 1 },
-		});
+		await env.admin.setRateLimits({ windowSeconds: 3600, perTier: { platinum: 1 } });
+		await startRateLimitWindow(env.admin, 3600);
 		const { accountId, credentials } = await freshAccount();
 		// Two reads fit into the window; the third is refused by the pacer, before sending.
 		const paced = await runWorkflow({

@@ -4,7 +4,7 @@ import { randomBytes } from 'node:crypto';
 import JSZip from 'jszip';
 import { PDFDocument } from 'pdf-lib';
 
-import { makeWav } from '../fixtures/media';
+import { makeWav } from '../support/fixtures/media';
 import {
 	actionNode,
 	ACTION_NODE,
@@ -12,8 +12,8 @@ import {
 	binaryItem,
 	nodeError,
 	runWorkflow,
-} from './harness';
-import { useEngineSandbox } from './setup';
+} from '../support/engine/harness';
+import { useEngineSandbox } from '../support/engine/engine-sandbox';
 
 const env = useEngineSandbox({
 	recordExchanges: true,

@@ -3,7 +3,7 @@ import JSZip from 'jszip';
 import pdfParse from 'pdf-parse';
 import { request } from 'undici';
 
-import { makeWav } from '../fixtures/media';
+import { makeWav } from '../support/fixtures/media';
 import {
 	actionNode,
 	ACTION_NODE,
@@ -11,8 +11,8 @@ import {
 	nodeError,
 	runWorkflow,
 	type TestCredentials,
-} from './harness';
-import { useEngineSandbox } from './setup';
+} from '../support/engine/harness';
+import { useEngineSandbox } from '../support/engine/engine-sandbox';
 
 const env = useEngineSandbox({
 	recordExchanges: true,

@@ -2,9 +2,15 @@
 import { Container } from '@n8n/di';
 import { unlink } from 'node:fs/promises';
 import { BinaryDataService } from 'n8n-core';
-import { makeWav } from '../fixtures/media';
-import { actionNode, ACTION_NODE, binaryItem, nodeError, runWorkflow } from './harness';
-import { useEngineSandbox } from './setup';
+import { makeWav } from '../support/fixtures/media';
+import {
+	actionNode,
+	ACTION_NODE,
+	binaryItem,
+	nodeError,
+	runWorkflow,
+} from '../support/engine/harness';
+import { useEngineSandbox } from '../support/engine/engine-sandbox';
 
 const env = useEngineSandbox({ recordExchanges: true });
 const { live: credentials } = env;

@@ -6,8 +6,13 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 
 import type { PublicTranscriptionWebhookEvent } from '../../src/api';
-import { actionNode, ACTION_NODE, runWorkflow, type TestCredentials } from './harness';
-import { TriggerUnderTest } from './webhook-harness';
+import {
+	actionNode,
+	ACTION_NODE,
+	runWorkflow,
+	type TestCredentials,
+} from '../support/engine/harness';
+import { TriggerUnderTest } from '../support/engine/webhook-harness';
 
 // [name in filename*, name the binary must get]: forward slashes, backslashes (a separator on Windows only), and names
 // with nothing left once separators are gone.

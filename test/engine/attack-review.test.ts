@@ -6,7 +6,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 
 import type { PublicTranscriptionWebhookEvent } from '../../src/api';
-import { makeWav } from '../fixtures/media';
+import { makeWav } from '../support/fixtures/media';
 import {
 	actionNode,
 	ACTION_NODE,
@@ -14,9 +14,9 @@ import {
 	nodeError,
 	runWorkflow,
 	type TestCredentials,
-} from './harness';
-import { useEngineSandbox } from './setup';
-import { TriggerUnderTest } from './webhook-harness';
+} from '../support/engine/harness';
+import { useEngineSandbox } from '../support/engine/engine-sandbox';
+import { TriggerUnderTest } from '../support/engine/webhook-harness';
 
 const env = useEngineSandbox({ jobSeconds: 1, recordExchanges: true });
 const wav = makeWav({ seconds: 1 });

@@ -5,7 +5,7 @@
 import { readFileSync, realpathSync } from 'node:fs';
 import path from 'node:path';
 
-import { actionNode, PACKAGE_DIR, runWorkflow } from './harness';
+import { actionNode, PACKAGE_DIR, runWorkflow } from '../support/engine/harness';
 
 declare const tssEngineN8n: { install: 'project' | 'latest'; modules: string };
 

@@ -3,7 +3,7 @@
 import { execFileSync } from 'node:child_process';
 import path from 'node:path';
 
-import { describeStaleBuild, staleBuildReasons } from './build-freshness';
+import { describeStaleBuild, staleBuildReasons } from '../support/engine/build-freshness';
 
 export default function globalSetup(): void {
 	const root = path.resolve(__dirname, '../..');

@@ -17,7 +17,7 @@ module.exports = {
 	reporters: [
 		'default',
 		[
-			'<rootDir>/test/results-reporter.js',
+			'<rootDir>/test/support/results-reporter.js',
 			{
 				kind: 'engine',
 				id: 'latest',

@@ -11,8 +11,8 @@ import type {
 import { NodeApiError, NodeOperationError, Workflow } from 'n8n-workflow';
 import { request } from 'undici';
 
-import { makeWav } from '../fixtures/media';
-import { windowSecondsWithRoom } from '../sandbox/helpers';
+import { makeWav } from '../support/fixtures/media';
+import { startRateLimitWindow } from '../support/sandbox/client';
 import {
 	actionNode,
 	ACTION_NODE,
@@ -27,8 +27,8 @@ import {
 	PackageNodeTypes,
 	runWorkflow,
 	type TestCredentials,
-} from './harness';
-import { useEngineSandbox, type EngineSandbox } from './setup';
+} from '../support/engine/harness';
+import { useEngineSandbox, type EngineSandbox } from '../support/engine/engine-sandbox';
 
 const env = useEngineSandbox({
 	recordExchanges: true,
@@ -335,9 +335,10 @@ describe('Job → From List (listSearch.searchJobs, GET /transcriptions)', () =>
 		const key = await env.admin.createKey({ mode: 'test', tier: 'premium' });
 		const credentials = env.credentials(key.key);
 		await env.admin.setRateLimits({
-			windowSeconds: await windowSecondsWithRoom(env.admin, 600),
+			windowSeconds: 600,
 			perTier: { premium: 1, platinum: 100_000 },
 		});
+		await startRateLimitWindow(env.admin, 600);
 		try {
 			// Reads are twice the tier: two lists, then the window is spent for ten minutes.
 			await searchJobs(credentials);

@@ -1,12 +1,12 @@
 // Transcribe and Download, Wait Mode "Pause Until Webhook" (issue 10), in n8n-core's engine with n8n's own
-// waiting-webhook steps (waiting-harness.ts) and the sandbox delivering real signed events to the resume URL.
+// waiting-webhook steps (test/support/engine/waiting-harness.ts) and the sandbox delivering real signed events to the resume URL.
 import type { INodeExecutionData, INodeParameters } from 'n8n-workflow';
 
 import { SandboxAdmin } from '../../sandbox/admin-client';
 import { startSandbox } from '../../sandbox/server';
 import type { PublicTranscriptionWebhookEvent } from '../../src/api';
 import { buildSignedDelivery } from '../../src/service';
-import { makeWav } from '../fixtures/media';
+import { makeWav } from '../support/fixtures/media';
 import {
 	ACTION_NODE,
 	actionNode,
@@ -14,9 +14,9 @@ import {
 	binaryItem,
 	runWorkflow,
 	type TestCredentials,
-} from './harness';
-import { useEngineSandbox } from './setup';
-import { PausedRun } from './waiting-harness';
+} from '../support/engine/harness';
+import { useEngineSandbox } from '../support/engine/engine-sandbox';
+import { PausedRun } from '../support/engine/waiting-harness';
 
 const env = useEngineSandbox({ jobSeconds: 2, allowLocalWebhooks: true, recordExchanges: true });
 const runs: PausedRun[] = [];

@@ -7,11 +7,15 @@ import type { IncomingMessage } from 'node:http';
 
 import type { IDataObject, INodeExecutionData } from 'n8n-workflow';
 
-import { GENEROUS_LIMITS } from '../sandbox/helpers';
-import { startRecordingProxy, type ProxyReply, type RecordingProxy } from './harness';
+import { GENEROUS_LIMITS } from '../support/sandbox/client';
+import {
+	startRecordingProxy,
+	type ProxyReply,
+	type RecordingProxy,
+} from '../support/engine/harness';
 import type { PollState } from '../../nodes/TranscriptionServicePollingTrigger/state';
-import { POLLING_NODE_NAME, PollingTriggerUnderTest } from './polling-harness';
-import { useEngineSandbox } from './setup';
+import { POLLING_NODE_NAME, PollingTriggerUnderTest } from '../support/engine/polling-harness';
+import { useEngineSandbox } from '../support/engine/engine-sandbox';
 
 const env = useEngineSandbox({ rateLimits: GENEROUS_LIMITS });
 const MINUTE_SECONDS = 60;

@@ -4,10 +4,10 @@
 // reads X-RateLimit-Reset against this machine's clock.
 import type { INodeExecutionData } from 'n8n-workflow';
 
-import { GENEROUS_LIMITS } from '../sandbox/helpers';
-import { startRecordingProxy, type Exchange } from './harness';
-import { PollingTriggerUnderTest } from './polling-harness';
-import { useEngineSandbox } from './setup';
+import { GENEROUS_LIMITS } from '../support/sandbox/client';
+import { startRecordingProxy, type Exchange } from '../support/engine/harness';
+import { PollingTriggerUnderTest } from '../support/engine/polling-harness';
+import { useEngineSandbox } from '../support/engine/engine-sandbox';
 
 const env = useEngineSandbox({ recordExchanges: true, rateLimits: GENEROUS_LIMITS });
 

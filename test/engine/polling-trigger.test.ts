@@ -1,14 +1,18 @@
 // The Transcription Service Polling Trigger's real poll() in n8n-core's PollContext against the sandbox, activated,
-// polled and restarted the way n8n does (polling-harness.ts): each job that reaches a selected state is emitted
+// polled and restarted the way n8n does (test/support/engine/polling-harness.ts): each job that reaches a selected state is emitted
 // once, in the webhook trigger's item shape, whatever order the list is in.
 import type { IDataObject, INodeExecutionData } from 'n8n-workflow';
 
 import { pollEventId } from '../../nodes/TranscriptionServicePollingTrigger/items';
 import { LIST_ORDERS, type ListOrder } from '../../sandbox/list-order';
-import { GENEROUS_LIMITS } from '../sandbox/helpers';
-import { binaryBytes, runWorkflow } from './harness';
-import { POLLING_NODE_NAME, POLLING_TYPE, PollingTriggerUnderTest } from './polling-harness';
-import { useEngineSandbox } from './setup';
+import { GENEROUS_LIMITS } from '../support/sandbox/client';
+import { binaryBytes, runWorkflow } from '../support/engine/harness';
+import {
+	POLLING_NODE_NAME,
+	POLLING_TYPE,
+	PollingTriggerUnderTest,
+} from '../support/engine/polling-harness';
+import { useEngineSandbox } from '../support/engine/engine-sandbox';
 
 const env = useEngineSandbox({
 	recordExchanges: true,

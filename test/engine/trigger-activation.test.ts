@@ -1,8 +1,8 @@
 // The trigger's webhookMethods (checkExists, create, delete) in n8n-core's HookContext, as n8n runs them when a
 // workflow is activated or deactivated, with Verify on Activation going to the sandbox's POST /webhooks/test.
 import { startSandbox } from '../../sandbox/server';
-import { useEngineSandbox } from './setup';
-import { TriggerUnderTest, type TriggerSetup } from './webhook-harness';
+import { useEngineSandbox } from '../support/engine/engine-sandbox';
+import { TriggerUnderTest, type TriggerSetup } from '../support/engine/webhook-harness';
 
 const env = useEngineSandbox({ allowLocalWebhooks: true });
 let trigger: TriggerUnderTest;

@@ -2,10 +2,14 @@
 // handling around the built node's webhook()), and each started execution runs through n8n-core's WorkflowExecute.
 import { resolveLink } from '../../src/api';
 import { REORDER_HOLD_SECONDS } from '../../sandbox/webhooks';
-import { makeWav } from '../fixtures/media';
-import { binaryBytes } from './harness';
-import { useEngineSandbox } from './setup';
-import { TriggerUnderTest, type TriggerSetup, type WebhookCall } from './webhook-harness';
+import { makeWav } from '../support/fixtures/media';
+import { binaryBytes } from '../support/engine/harness';
+import { useEngineSandbox } from '../support/engine/engine-sandbox';
+import {
+	TriggerUnderTest,
+	type TriggerSetup,
+	type WebhookCall,
+} from '../support/engine/webhook-harness';
 
 const JOB_SECONDS = 2;
 

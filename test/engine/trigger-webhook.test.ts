@@ -1,17 +1,19 @@
 // The built trigger's real webhook() inside n8n-core's WebhookContext, behind an express server with n8n's body
-// handling, fed the Python-signed deliveries of test/fixtures/trigger-vectors.json over HTTP. Only Date is faked
+// handling, fed the Python-signed deliveries of test/support/fixtures/trigger-vectors.json over HTTP. Only Date is faked
 // (to each vector's receiver clock): the signatures are fixed, so the clock has to be.
 import type { INodeParameters } from 'n8n-workflow';
 
 import { canonicalJson, signPayload } from '../../src/service';
 import {
-	loadTriggerVectors,
 	TriggerUnderTest,
-	vectorBody,
 	type TriggerSetup,
-	type TriggerVector,
 	type WebhookCall,
-} from './webhook-harness';
+} from '../support/engine/webhook-harness';
+import {
+	loadTriggerVectors,
+	vectorBody,
+	type TriggerVector,
+} from '../support/fixtures/trigger-vectors';
 
 const vectors = loadTriggerVectors();
 const ALL_BUT_DATE = [

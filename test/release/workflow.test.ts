@@ -13,7 +13,7 @@ import { githubOutputs } from '../../scripts/scan/release-check';
 
 const ROOT = path.resolve(__dirname, '..', '..');
 const WORKFLOW_FILE = path.join(ROOT, '.github', 'workflows', 'release.yml');
-const SCHEMA_FILE = path.join(__dirname, 'github-workflow.schema.json');
+const SCHEMA_FILE = path.join(__dirname, '../support/fixtures/github-workflow.schema.json');
 /** SHA-256 of the schema's canonical JSON as extracted from @action-validator/core@0.6.0. */
 const SCHEMA_SHA256 = '172079d59c9879962d92ddf40c447cce55b9d026477f2e5f0ead6b698981cee4';
 

@@ -1,5 +1,5 @@
 // The trigger's decision for each delivery, against deliveries signed by Python's hmac
-// (test/fixtures/make_trigger_vectors.py), with the receiver clock each vector names.
+// (test/support/fixtures/make_trigger_vectors.py), with the receiver clock each vector names.
 import { declaredLengthTooLarge, MAX_BODY_BYTES } from '../../nodes/shared/delivery';
 import { eventItemJson } from '../../nodes/shared/event-item';
 import {
@@ -13,7 +13,7 @@ import {
 	vectorBody,
 	type TriggerVector,
 	type VectorDelivery,
-} from '../engine/webhook-harness';
+} from '../support/fixtures/trigger-vectors';
 import { canonicalJson, signPayload } from '../../src/service';
 
 const vectors = loadTriggerVectors();

@@ -13,7 +13,7 @@ import {
 } from '../../src/webhooks';
 import { buildSignedDelivery, canonicalJson, signPayload } from '../../src/service';
 
-// Computed by Python's hmac + json (test/fixtures/make_webhook_vectors.py), independently of the code under test.
+// Computed by Python's hmac + json (test/support/fixtures/make_webhook_vectors.py), independently of the code under test.
 interface SignedVector {
 	name: string;
 	secret: string;
@@ -30,7 +30,7 @@ interface RawDelivery {
 	signature: string;
 }
 const fixture = JSON.parse(
-	readFileSync(join(__dirname, '../fixtures/webhook-vectors.json'), 'utf8'),
+	readFileSync(join(__dirname, '../support/fixtures/webhook-vectors.json'), 'utf8'),
 ) as {
 	vectors: SignedVector[];
 	raw_deliveries: RawDelivery[];

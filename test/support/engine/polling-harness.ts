@@ -1,0 +1,165 @@
+// The Transcription Service Polling Trigger as n8n runs an active polling workflow (n8n-core's
+// ActiveWorkflows.activatePolling and the cli's active-workflow-manager, read in 2.8.4, 2.15.1 and 1.123.81): one
+// Workflow per activation holds the static data in memory between polls; the node's real poll() runs in n8n-core's
+// own PollContext; a poll that returns data is emitted, and static data is saved then (__emit) and after the
+// activation's first poll (ActiveWorkflowManager.add); an error in the activation's poll fails the activation, one in
+// a later poll becomes an error execution (__emitError). A restart drops the memory and activates from what was saved.
+import { PollContext, type LazyPackageDirectoryLoader } from 'n8n-core';
+import type {
+	ICredentialDataDecryptedObject,
+	IDataObject,
+	INodeExecutionData,
+	INodeParameters,
+	INodeType,
+	IWorkflowExecuteAdditionalData,
+} from 'n8n-workflow';
+import { Workflow } from 'n8n-workflow';
+
+import type { PollState } from '../../../nodes/TranscriptionServicePollingTrigger/state';
+import {
+	engineAdditionalData,
+	FixtureCredentialsHelper,
+	fixtureCredentials,
+	initBinaryData,
+	loadPackage,
+	nodeType,
+	PackageNodeTypes,
+	triggerWorkflow,
+	changedStaticData,
+	type TestCredentials,
+} from './harness';
+
+export const POLLING_TYPE = nodeType('transcriptionServicePollingTrigger');
+export const POLLING_NODE_NAME = 'Transcription Service Polling Trigger';
+let workflowCounter = 0;
+
+export interface PollingSetup {
+	parameters?: INodeParameters;
+	credentials: TestCredentials;
+}
+
+export class PollingTriggerUnderTest {
+	/** The workflow's static data as n8n's database holds it. */
+	storedStaticData: IDataObject = {};
+	/** What each emitting poll handed n8n to start an execution with (its first output). */
+	readonly emissions: INodeExecutionData[][] = [];
+	/** Errors of scheduled polls (n8n saves each as an error execution). */
+	readonly errors: Error[] = [];
+	private readonly workflowId = `polling-engine-workflow-${++workflowCounter}`;
+	private workflow: Workflow | undefined;
+	private context: PollContext | undefined;
+	/** What n8n decrypts for the node on every poll: an edit of the credential reaches the next poll. */
+	private readonly credentials: Record<string, ICredentialDataDecryptedObject>;
+
+	private constructor(
+		private readonly loader: LazyPackageDirectoryLoader,
+		private setup: PollingSetup,
+	) {
+		this.credentials = fixtureCredentials(setup.credentials);
+	}
+
+	static async start(setup: PollingSetup): Promise<PollingTriggerUnderTest> {
+		const loader = await loadPackage();
+		await initBinaryData();
+		return new PollingTriggerUnderTest(loader, setup);
+	}
+
+	/** The node's parameters change (n8n reactivates the workflow: call activate()). */
+	reconfigure(parameters: INodeParameters): void {
+		this.setup = { ...this.setup, parameters };
+	}
+
+	/** The credential is edited (a new API key, another Base URL): n8n reads it afresh at the next poll. */
+	editCredentials(credentials: TestCredentials): void {
+		Object.assign(this.credentials, fixtureCredentials(credentials));
+	}
+
+	/** Activation: the first poll (an error fails the activation), then the save n8n makes after every activation. */
+	async activate(): Promise<INodeExecutionData[] | null> {
+		const workflow = this.newWorkflow();
+		this.workflow = workflow;
+		this.context = new PollContext(
+			workflow,
+			workflow.getNode(POLLING_NODE_NAME)!,
+			this.additionalData(),
+			'trigger',
+			'activate',
+		);
+		const items = await this.runPoll(true);
+		this.save(workflow);
+		return items;
+	}
+
+	/** A tick of Poll Times. */
+	async poll(): Promise<INodeExecutionData[] | null> {
+		if (!this.context) throw new Error('Activate the workflow first');
+		return await this.runPoll(false);
+	}
+
+	/** n8n stops and starts again: what was only in memory is gone, and the workflow is activated again. */
+	async restart(): Promise<INodeExecutionData[] | null> {
+		this.workflow = undefined;
+		this.context = undefined;
+		return await this.activate();
+	}
+
+	/** Every item emitted so far, in order. */
+	items(): INodeExecutionData[] {
+		return this.emissions.flat();
+	}
+
+	/** The poll state as saved. */
+	storedState(): PollState | undefined {
+		const node = this.storedStaticData[`node:${POLLING_NODE_NAME}`] as IDataObject | undefined;
+		return node?.poll as PollState | undefined;
+	}
+
+	private async runPoll(activating: boolean): Promise<INodeExecutionData[] | null> {
+		const workflow = this.workflow!;
+		try {
+			const data = await this.nodeType().poll!.call(this.context!);
+			if (data === null) return null;
+			// __emit: static data saved, an execution started with the data.
+			this.save(workflow);
+			this.emissions.push(data[0]);
+			return data[0];
+		} catch (error) {
+			if (activating) throw error;
+			this.errors.push(error as Error);
+			return null;
+		}
+	}
+
+	private nodeType(): INodeType {
+		return new PackageNodeTypes(this.loader).getByNameAndVersion(POLLING_TYPE, 1);
+	}
+
+	private newWorkflow(): Workflow {
+		return triggerWorkflow({
+			workflowId: this.workflowId,
+			name: 'polling engine test',
+			node: {
+				id: 'polling-node',
+				name: POLLING_NODE_NAME,
+				type: POLLING_TYPE,
+				parameters: structuredClone(this.setup.parameters ?? {}),
+			},
+			loader: this.loader,
+			staticData: this.storedStaticData,
+		});
+	}
+
+	private save(workflow: Workflow): void {
+		const data = changedStaticData(workflow);
+		if (!data) return;
+		this.storedStaticData = data;
+		workflow.staticData.__dataChanged = false;
+	}
+
+	private additionalData(): IWorkflowExecuteAdditionalData {
+		return engineAdditionalData({
+			executionId: `${this.workflowId}-poll`,
+			credentialsHelper: new FixtureCredentialsHelper(this.loader, this.credentials),
+		});
+	}
+}
