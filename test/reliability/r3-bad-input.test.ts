@@ -299,9 +299,10 @@ const CASES: Record<string, BadInputCase[]> = {
 			expect: { code: 'job_not_found' },
 		},
 		{
+			// Refused before any request: an id travels as one path segment (src/api/ids.ts).
 			name: 'job id with a path in it',
 			parameters: getJob('../../account'),
-			expect: { code: 'job_not_found' },
+			expect: { code: 'invalid_id' },
 		},
 	],
 	'transcription.getAll': [
