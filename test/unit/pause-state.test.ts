@@ -1,4 +1,4 @@
-// The decisions of a paused Transcribe and Download (nodes/TranscriptionService/pause/state.ts), without I/O.
+// The decisions of a paused Transcribe and Download (nodes/TranscriptionService/actions/transcription/transcribeAndDownload/ledger.ts), without I/O.
 import {
 	decideAfterCheck,
 	decideOnEvent,
@@ -9,7 +9,7 @@ import {
 	PAUSE_KEY,
 	readPause,
 	type PauseRecord,
-} from '../../nodes/TranscriptionService/pause/state';
+} from '../../nodes/TranscriptionService/actions/transcription/transcribeAndDownload/ledger';
 
 const NODE = 'node-1';
 const record = (item: number, jobId?: string, status = 'queued'): PauseRecord => ({

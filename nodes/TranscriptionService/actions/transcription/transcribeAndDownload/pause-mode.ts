@@ -3,9 +3,9 @@
 // out, and the execution is put to wait. The webhook() side (resume.ts) takes it from there.
 import type { IDataObject, IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
 
-import { isTerminalStatus } from '../../../src/api';
-import { isLocalHost, webhookTargetProblem } from '../../../src/webhooks';
-import { CREDENTIAL_TYPE } from '../../shared/credentials';
+import { isTerminalStatus } from '../../../../../src/api';
+import { isLocalHost, webhookTargetProblem } from '../../../../../src/webhooks';
+import { CREDENTIAL_TYPE } from '../../../../shared/credentials';
 import {
 	addItemContext,
 	apiError,
@@ -14,13 +14,13 @@ import {
 	operationError,
 	type ItemError,
 	type NodeError,
-} from '../../shared/errors';
-import type { TranscriptionServiceClient } from '../../shared/transport';
-import { runItems } from '../helpers/items';
-import { maxWaitMs, readTranscribeItem, startJob } from '../helpers/transcribe';
-import { maxWaitExceededError } from '../helpers/wait';
+} from '../../../../shared/errors';
+import type { TranscriptionServiceClient } from '../../../../shared/transport';
+import type { ItemOutcome } from '../../../helpers/items';
+import { maxWaitExceededError } from './job-errors';
+import { ledgerOf, pausedItem, type PauseRecord } from './ledger';
 import { collectResults } from './results';
-import { ledgerOf, pausedItem, type PauseRecord } from './state';
+import { maxWaitMs, readTranscribeItem, startJob } from './start-job';
 
 /**
  * A job created this long before the pause may have ended before the execution was saved as waiting: its event
@@ -31,50 +31,58 @@ export const PRE_PAUSE_CHECK_AGE_MS = 3000;
 /** How long a ledger outlives the wait: the service repeats a delivery for about three hours. */
 const LEDGER_GRACE_MS = 4 * 60 * 60 * 1000;
 
-export function isToolVariant(context: IExecuteFunctions): boolean {
-	return context.getNode().type.endsWith('Tool');
+/** When each item's job was created, for the check before pausing. */
+const jobStartTimes = new WeakMap<IExecuteFunctions, Map<number, number>>();
+
+/** One item's job, created with the execution's resume URL as its webhook_url; the item is its record. */
+export async function startPausedJob(
+	context: IExecuteFunctions,
+	client: TranscriptionServiceClient,
+	itemIndex: number,
+): Promise<INodeExecutionData> {
+	const resumeUrl = String(context.getWorkflowDataProxy(0).$execution.resumeUrl);
+	// The same for every item, and said before its job exists.
+	const refusal = await pauseRefusal(context, client, resumeUrl);
+	if (refusal) throw refusal;
+	const item = readTranscribeItem(context, itemIndex);
+	const started = await startJob(context, client, itemIndex, item, {
+		...item.additionalFields,
+		webhook_url: resumeUrl,
+	}).catch((error: unknown) => {
+		throw explainRefusedResumeUrl(error, resumeUrl);
+	});
+	let startTimes = jobStartTimes.get(context);
+	if (!startTimes) jobStartTimes.set(context, (startTimes = new Map()));
+	startTimes.set(itemIndex, Date.now());
+	const record: PauseRecord = {
+		node_id: context.getNode().id,
+		item: itemIndex,
+		formats: item.formats,
+		job_id: started.created.job_id,
+		upload_id: started.uploadId,
+		status: started.created.status,
+	};
+	return { json: record as unknown as IDataObject };
 }
 
+/** Once every item's job exists: pause the execution until they have all ended (or finish now if none runs). */
 export async function pauseUntilWebhook(
-	this: IExecuteFunctions,
+	context: IExecuteFunctions,
 	client: TranscriptionServiceClient,
-	concurrency: number,
+	outcomes: Array<ItemOutcome<INodeExecutionData[]>>,
 ): Promise<INodeExecutionData[][]> {
-	const node = this.getNode();
-	const resumeUrl = String(this.getWorkflowDataProxy(0).$execution.resumeUrl);
-	// Said once for every item, before any job exists.
-	const refusal = await pauseRefusal(this, client, resumeUrl);
-	const startedAt = new Map<number, number>();
-	const outcomes = await runItems(this, concurrency, async (itemIndex) => {
-		if (refusal) throw refusal;
-		const item = readTranscribeItem(this, itemIndex);
-		const started = await startJob(this, client, itemIndex, item, {
-			...item.additionalFields,
-			webhook_url: resumeUrl,
-		}).catch((error: unknown) => {
-			throw explainRefusedResumeUrl(error, resumeUrl);
-		});
-		startedAt.set(itemIndex, Date.now());
-		return {
-			node_id: node.id,
-			item: itemIndex,
-			formats: item.formats,
-			job_id: started.created.job_id,
-			upload_id: started.uploadId,
-			status: started.created.status,
-		} satisfies PauseRecord;
-	});
-
+	const node = context.getNode();
 	const failures = new Map<number, ItemError>();
 	const records: PauseRecord[] = outcomes.map((outcome, itemIndex) => {
-		if (outcome.ok) return outcome.value;
+		if (outcome.ok) return outcome.value[0].json as unknown as PauseRecord;
 		failures.set(itemIndex, (outcome.failedItem.json as { error: ItemError }).error);
 		return { node_id: node.id, item: itemIndex, formats: [] };
 	});
 
+	const startTimes = jobStartTimes.get(context);
 	const pausingAt = Date.now();
 	for (const record of records) {
-		const age = pausingAt - (startedAt.get(record.item) ?? pausingAt);
+		const age = pausingAt - (startTimes?.get(record.item) ?? pausingAt);
 		if (record.job_id === undefined || isTerminalStatus(record.status ?? '')) continue;
 		if (age >= PRE_PAUSE_CHECK_AGE_MS) {
 			record.status = (await client.getTranscription(record.job_id, record.item)).status;
@@ -86,23 +94,23 @@ export async function pauseUntilWebhook(
 	);
 	if (pending.length === 0) {
 		// Nothing to wait for (test keys end at once, or every item failed): finish as Poll mode would.
-		const results = await collectResults(this, client, records, failures);
+		const results = await collectResults(context, client, records, failures);
 		const firstFailure = results.find((result) => !result.ok);
-		if (firstFailure && !firstFailure.ok && !this.continueOnFail()) throw firstFailure.error;
+		if (firstFailure && !firstFailure.ok && !context.continueOnFail()) throw firstFailure.error;
 		return [results.map((result) => result.item)];
 	}
 
-	const waitMs = maxWaitMs(this.getNodeParameter('options', 0, {}) as IDataObject);
+	const waitMs = maxWaitMs(context.getNodeParameter('options', 0, {}) as IDataObject);
 	const waitTill = new Date(Date.now() + waitMs);
 	// This process paused the execution: in a single n8n process every event for it arrives here.
-	ledgerOf(this.getExecutionId(), waitTill.getTime() + LEDGER_GRACE_MS, true);
+	ledgerOf(context.getExecutionId(), waitTill.getTime() + LEDGER_GRACE_MS, true);
 	const stored = records.map((record) =>
-		pausedItem(record, failures.get(record.item) ?? timeoutError(this, record, waitMs)),
+		pausedItem(record, failures.get(record.item) ?? timeoutError(context, record, waitMs)),
 	);
 	// n8n saves this stack entry with the waiting execution: the resume webhook reads it, and if the wait runs out
 	// n8n hands these items on as they are.
-	this.getExecuteData().data = { main: [stored] };
-	await this.putExecutionToWait(waitTill);
+	context.getExecuteData().data = { main: [stored] };
+	await context.putExecutionToWait(waitTill);
 	return [stored];
 }
 

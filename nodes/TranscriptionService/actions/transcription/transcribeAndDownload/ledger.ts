@@ -9,9 +9,9 @@
 
 import type { IDataObject, INodeExecutionData } from 'n8n-workflow';
 
-import { isTerminalStatus } from '../../../src/api';
-import { ARTIFACT_FORMATS, type ArtifactFormat } from '../../../src/artifacts';
-import type { ItemError } from '../../shared/errors';
+import { isTerminalStatus } from '../../../../../src/api';
+import { ARTIFACT_FORMATS, type ArtifactFormat } from '../../../../../src/artifacts';
+import type { ItemError } from '../../../../shared/errors';
 
 /** The key of a paused item's own record (beside `error`, the item's output if the wait runs out). */
 export const PAUSE_KEY = 'transcription_pause';

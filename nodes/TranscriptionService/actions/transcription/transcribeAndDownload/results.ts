@@ -2,13 +2,19 @@
 // an item that cannot be completed becomes its error, so the webhook that resumes always has items to hand n8n.
 import type { INodeExecutionData } from 'n8n-workflow';
 
-import { isTerminalStatus } from '../../../src/api';
-import type { ArtifactContext } from '../../shared/artifact';
-import { asItemFailure, itemErrorOf, operationError, type ItemError } from '../../shared/errors';
-import type { TranscriptionServiceClient } from '../../shared/transport';
-import { transcriptItem } from '../helpers/transcript';
-import { jobEndedError } from '../helpers/wait';
-import type { PauseRecord } from './state';
+import { isTerminalStatus } from '../../../../../src/api';
+import type { ArtifactContext } from '../../../../shared/artifact';
+import {
+	asItemFailure,
+	itemErrorOf,
+	operationError,
+	type ItemError,
+} from '../../../../shared/errors';
+import type { TranscriptionServiceClient } from '../../../../shared/transport';
+import { forEachConcurrently } from '../../../helpers/items';
+import { transcriptItem } from './transcript';
+import { jobEndedError } from './job-errors';
+import type { PauseRecord } from './ledger';
 
 /** Items collected side by side once every job has ended (their downloads share the artifacts bucket's pacer). */
 const RESULT_CONCURRENCY = 4;
@@ -28,14 +34,9 @@ export async function collectResults(
 	failures: ReadonlyMap<number, ItemError>,
 ): Promise<ItemResult[]> {
 	const results: ItemResult[] = new Array(records.length);
-	let next = 0;
-	const worker = async () => {
-		while (next < records.length) {
-			const index = next++;
-			results[index] = await collectOne(context, client, records[index], failures);
-		}
-	};
-	await Promise.all(Array.from({ length: Math.min(RESULT_CONCURRENCY, records.length) }, worker));
+	await forEachConcurrently(records.length, RESULT_CONCURRENCY, async (index) => {
+		results[index] = await collectOne(context, client, records[index], failures);
+	});
 	return results;
 }
 

@@ -4,12 +4,12 @@
 // 500 and then run the rest of the workflow with an empty item.
 import type { INodeExecutionData, IWebhookFunctions, IWebhookResponseData } from 'n8n-workflow';
 
-import { isTerminalStatus } from '../../../src/api';
-import { DEFAULT_TOLERANCE_SECONDS, isWebhookTestDelivery } from '../../../src/webhooks';
-import { verifyDelivery } from '../../shared/delivery';
-import type { ItemError } from '../../shared/errors';
-import { TranscriptionServiceClient } from '../../shared/transport';
-import { readRawBody, signingSecrets } from '../../shared/webhook-request';
+import { isTerminalStatus } from '../../../../../src/api';
+import { DEFAULT_TOLERANCE_SECONDS, isWebhookTestDelivery } from '../../../../../src/webhooks';
+import { verifyDelivery } from '../../../../shared/delivery';
+import type { ItemError } from '../../../../shared/errors';
+import { TranscriptionServiceClient } from '../../../../shared/transport';
+import { readRawBody, signingSecrets } from '../../../../shared/webhook-request';
 import { collectResults } from './results';
 import {
 	decideAfterCheck,
@@ -20,7 +20,7 @@ import {
 	type EventDecision,
 	type Ledger,
 	type PauseRecord,
-} from './state';
+} from './ledger';
 
 /** n8n keeps no waitTill on the webhook side; an unowned ledger is kept as long as deliveries may come. */
 const UNOWNED_LEDGER_MS = 4 * 60 * 60 * 1000;
