@@ -21,7 +21,7 @@ import {
 	type RetryPolicy,
 } from '../../../src/client';
 import { apiError, type ApiErrorFields } from '../errors';
-import { pause } from '../pause';
+import { abortableSleep } from '../abortable-sleep';
 import { cancelSignalOf, type BinaryStream, type RequestContext } from './context';
 import {
 	lowerCaseHeaders,
@@ -165,7 +165,7 @@ export class TranscriptionServiceClient {
 			);
 			if (decision.retry) {
 				if (!response) unansweredAttempts++;
-				await pause(decision.delayMs, signal);
+				await abortableSleep(decision.delayMs, signal);
 				continue;
 			}
 			if (response) {
@@ -212,7 +212,7 @@ export class TranscriptionServiceClient {
 					itemIndex,
 				);
 			}
-			await pause(delay, signal);
+			await abortableSleep(delay, signal);
 		}
 	}
 

@@ -5,7 +5,7 @@ import type { IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
 
 import { isTerminalStatus, type PublicTranscriptionResponse } from '../../../../../src/api';
 import { asItemFailure } from '../../../../shared/errors';
-import { pause } from '../../../../shared/pause';
+import { abortableSleep } from '../../../../shared/abortable-sleep';
 import type { TranscriptionServiceClient } from '../../../../shared/transport';
 import { jobEndedError, maxWaitExceededError } from './job-errors';
 import { maxWaitMs, readTranscribeItem, startJob } from './start-job';
@@ -69,7 +69,7 @@ async function waitForJob(
 				itemIndex,
 			);
 		}
-		await pause(Math.min(interval, remaining), client.cancelSignal());
+		await abortableSleep(Math.min(interval, remaining), client.cancelSignal());
 		interval = Math.min(interval * BACKOFF_FACTOR, options.maxIntervalMs);
 		job = await client.getTranscription(jobId, itemIndex);
 	}
