@@ -136,7 +136,7 @@ export class TranscriptionServiceClient {
 					json: request.body,
 					raw,
 					contentLength: request.contentLength,
-					timeoutMs: request.timeoutMs ?? 60_000,
+					timeoutMs: request.timeoutMs ?? this.policy.attemptTimeoutMs ?? 60_000,
 					signal,
 				});
 				const headers = lowerCaseHeaders(response.headers);

@@ -1,6 +1,6 @@
 // Pause Until Webhook, the execute() side: every item's job is created with the execution's resume URL as its
-// webhook_url, the items are stored on the execution's stack entry in the shape they must have if the wait runs
-// out, and the execution is put to wait. The webhook() side (resume.ts) takes it from there.
+// webhook_url; once all exist the items are stored on the execution's stack entry (pause-record.ts), the execution is
+// put to wait, and this process starts its watcher (watcher.ts). The webhook() side (resume.ts) takes it from there.
 import type { IDataObject, IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
 
 import { isTerminalStatus } from '../../../../../src/api';
@@ -18,29 +18,19 @@ import {
 import type { TranscriptionServiceClient } from '../../../../shared/transport';
 import type { ItemOutcome } from '../../../helpers/items';
 import { maxWaitExceededError } from './job-errors';
-import { ledgerOf, pausedItem, type PauseRecord } from './ledger';
+import { ledgerOf } from './ledger';
+import { storedItem, type PauseRecord } from './pause-record';
 import { collectResults } from './results';
 import { maxWaitMs, readTranscribeItem, startJob } from './start-job';
+import { BACKSTOP_MS, FIRST_CHECK_MS, startWatcher } from './watcher';
 
-/**
- * A job created this long before the pause may have ended before the execution was saved as waiting: its event
- * then met n8n's 409 ("running") and was not repeated, so the job's status is checked once before pausing.
- */
-export const PRE_PAUSE_CHECK_AGE_MS = 3000;
-
-/** How long a ledger outlives the wait: the service repeats a delivery for about three hours. */
-const LEDGER_GRACE_MS = 4 * 60 * 60 * 1000;
-
-/** When each item's job was created, for the check before pausing. */
-const jobStartTimes = new WeakMap<IExecuteFunctions, Map<number, number>>();
-
-/** One item's job, created with the execution's resume URL as its webhook_url; the item is its record. */
+/** One item's job, created with the execution's resume URL as its webhook_url; the item carries its record. */
 export async function startPausedJob(
 	context: IExecuteFunctions,
 	client: TranscriptionServiceClient,
 	itemIndex: number,
 ): Promise<INodeExecutionData> {
-	const resumeUrl = String(context.getWorkflowDataProxy(0).$execution.resumeUrl);
+	const resumeUrl = resumeUrlOf(context);
 	// The same for every item, and said before its job exists.
 	const refusal = await pauseRefusal(context, client, resumeUrl);
 	if (refusal) throw refusal;
@@ -51,84 +41,95 @@ export async function startPausedJob(
 	}).catch((error: unknown) => {
 		throw explainRefusedResumeUrl(error, resumeUrl);
 	});
-	let startTimes = jobStartTimes.get(context);
-	if (!startTimes) jobStartTimes.set(context, (startTimes = new Map()));
-	startTimes.set(itemIndex, Date.now());
-	const record: PauseRecord = {
-		node_id: context.getNode().id,
-		item: itemIndex,
+	const job: StartedItem = {
 		formats: item.formats,
 		job_id: started.created.job_id,
 		upload_id: started.uploadId,
 		status: started.created.status,
 	};
-	return { json: record as unknown as IDataObject };
+	return { json: job as unknown as IDataObject };
 }
 
-/** Once every item's job exists: pause the execution until they have all ended (or finish now if none runs). */
+type StartedItem = Required<Pick<PauseRecord, 'formats' | 'job_id' | 'upload_id' | 'status'>>;
+
+/**
+ * Once every item's job exists: the execution waits until they have all ended (n8n's own timeout only as a backstop,
+ * BACKSTOP_MS after Max Wait), or finishes now when none runs.
+ */
 export async function pauseUntilWebhook(
 	context: IExecuteFunctions,
 	client: TranscriptionServiceClient,
 	outcomes: Array<ItemOutcome<INodeExecutionData[]>>,
 ): Promise<INodeExecutionData[][]> {
-	const node = context.getNode();
+	const waitMs = maxWaitMs(context.getNodeParameter('options', 0, {}) as IDataObject);
+	const deadlineAtMs = Date.now() + waitMs;
+	const pause = {
+		node_id: context.getNode().id,
+		resume_url: resumeUrlOf(context),
+		deadline_at: new Date(deadlineAtMs).toISOString(),
+	};
 	const failures = new Map<number, ItemError>();
-	const records: PauseRecord[] = outcomes.map((outcome, itemIndex) => {
-		if (outcome.ok) return outcome.value[0].json as unknown as PauseRecord;
-		failures.set(itemIndex, (outcome.failedItem.json as { error: ItemError }).error);
-		return { node_id: node.id, item: itemIndex, formats: [] };
+	const records: PauseRecord[] = outcomes.map((outcome, item) => {
+		if (outcome.ok) {
+			return { ...pause, item, ...(outcome.value[0].json as unknown as StartedItem) };
+		}
+		failures.set(item, (outcome.failedItem.json as { error: ItemError }).error);
+		return { ...pause, item, formats: [] };
 	});
 
-	const startTimes = jobStartTimes.get(context);
-	const pausingAt = Date.now();
-	for (const record of records) {
-		const age = pausingAt - (startTimes?.get(record.item) ?? pausingAt);
-		if (record.job_id === undefined || isTerminalStatus(record.status ?? '')) continue;
-		if (age >= PRE_PAUSE_CHECK_AGE_MS) {
-			record.status = (await client.getTranscription(record.job_id, record.item)).status;
-		}
-	}
-
-	const pending = records.filter(
-		(record) => record.job_id !== undefined && !isTerminalStatus(record.status ?? ''),
-	);
-	if (pending.length === 0) {
+	const running = (record: PauseRecord) =>
+		record.job_id !== undefined && !isTerminalStatus(record.status ?? '');
+	if (!records.some(running)) {
 		// Nothing to wait for (test keys end at once, or every item failed): finish as Poll mode would.
-		const results = await collectResults(context, client, records, failures);
+		const results = await collectResults(context, client, {
+			records,
+			failures,
+			snapshots: new Map(),
+		});
 		const firstFailure = results.find((result) => !result.ok);
 		if (firstFailure && !firstFailure.ok && !context.continueOnFail()) throw firstFailure.error;
 		return [results.map((result) => result.item)];
 	}
 
-	const waitMs = maxWaitMs(context.getNodeParameter('options', 0, {}) as IDataObject);
-	const waitTill = new Date(Date.now() + waitMs);
-	// This process paused the execution: in a single n8n process every event for it arrives here.
-	ledgerOf(context.getExecutionId(), waitTill.getTime() + LEDGER_GRACE_MS, true);
 	const stored = records.map((record) =>
-		pausedItem(record, failures.get(record.item) ?? timeoutError(context, record, waitMs)),
+		storedItem(record, failures.get(record.item) ?? backstopError(context, record, waitMs)),
 	);
-	// n8n saves this stack entry with the waiting execution: the resume webhook reads it, and if the wait runs out
-	// n8n hands these items on as they are.
+	// n8n saves this stack entry with the waiting execution: every resume request reads it, and if n8n's own
+	// timeout ends the wait it hands these items on as they are.
 	context.getExecuteData().data = { main: [stored] };
-	await context.putExecutionToWait(waitTill);
-	return [stored];
+	await context.putExecutionToWait(new Date(deadlineAtMs + BACKSTOP_MS));
+	const credentials = await context.getCredentials(CREDENTIAL_TYPE);
+	startWatcher({
+		ledger: ledgerOf(context.getExecutionId(), deadlineAtMs + 2 * BACKSTOP_MS),
+		resumeUrl: pause.resume_url,
+		deadlineAtMs,
+		firstInMs: FIRST_CHECK_MS,
+		seenWaiting: false,
+		signingSecret: String(credentials.signingSecret).trim(),
+		httpRequest: async (options) => await context.helpers.httpRequest(options),
+		logger: context.logger,
+	});
+	// A copy: n8n moves error items out of the returned lists (error output), and the stack entry must keep them.
+	return [[...stored]];
 }
 
-/** What an item says if n8n's wait runs out: Poll mode's max_wait_exceeded, naming the job. */
-function timeoutError(context: IExecuteFunctions, record: PauseRecord, waitMs: number): ItemError {
-	const jobId = record.job_id as string;
-	const status = record.status ?? 'unknown';
-	const ended = isTerminalStatus(status);
+function resumeUrlOf(context: IExecuteFunctions): string {
+	return String(context.getWorkflowDataProxy(0).$execution.resumeUrl);
+}
+
+/**
+ * What an item says if n8n's own timeout ends the wait. That happens only when no process was left to run the
+ * deadline check at Max Wait (every n8n process that knew the paused execution restarted, and no event came after).
+ */
+function backstopError(context: IExecuteFunctions, record: PauseRecord, waitMs: number): ItemError {
 	const error = maxWaitExceededError(
 		context.getNode(),
 		{
-			jobId,
-			status,
+			jobId: record.job_id as string,
+			status: record.status ?? 'unknown',
 			maxWaitMs: waitMs,
 			uploadId: record.upload_id,
-			description: ended
-				? `This job had ended ("${status}"), but other jobs of this run had not when Max Wait ran out, so its transcript was not downloaded. Download it with Transcription → Download Artifact using this job_id.`
-				: 'The execution was paused until Max Wait ran out without the completion event of this job. The job may still be running, or may have ended and its event been lost: check it with Transcription → Get and → Download Artifact using this job_id.',
+			description: `n8n ended the wait ${BACKSTOP_MS / 60_000} minutes after Max Wait without a last status check: every n8n process that knew this paused execution had restarted, and no completion event came after. The status is the one at the pause. The job may have completed since: check it with Transcription → Get and → Download Artifact using this job_id.`,
 		},
 		record.item,
 	);

@@ -1,8 +1,9 @@
-// The output of a pause once every job has ended: per item exactly what Poll mode outputs for it. Never throws:
-// an item that cannot be completed becomes its error, so the webhook that resumes always has items to hand n8n.
+// The output of a pause once it ends: per item exactly what Poll mode outputs for it. Never throws: an item that
+// cannot be completed becomes its error item (`error` alone, naming its job), so nothing is dropped silently and the
+// request that resumes always has items to hand n8n.
 import type { INodeExecutionData } from 'n8n-workflow';
 
-import { isTerminalStatus } from '../../../../../src/api';
+import { isTerminalStatus, type PublicTranscriptionResponse } from '../../../../../src/api';
 import type { ArtifactContext } from '../../../../shared/artifact';
 import {
 	asItemFailure,
@@ -12,30 +13,39 @@ import {
 } from '../../../../shared/errors';
 import type { TranscriptionServiceClient } from '../../../../shared/transport';
 import { forEachConcurrently } from '../../../helpers/items';
+import { jobEndedError, maxWaitExceededError } from './job-errors';
+import type { PauseRecord } from './pause-record';
 import { transcriptItem } from './transcript';
-import { jobEndedError } from './job-errors';
-import type { PauseRecord } from './ledger';
 
-/** Items collected side by side once every job has ended (their downloads share the artifacts bucket's pacer). */
+/** Items collected side by side (their downloads share the artifacts bucket's pacer). */
 const RESULT_CONCURRENCY = 4;
 
 export type ItemResult =
 	{ ok: true; item: INodeExecutionData } | { ok: false; error: Error; item: INodeExecutionData };
 
+export interface CollectInput {
+	records: readonly PauseRecord[];
+	/** The errors of items that failed before the pause, by item index. */
+	failures: ReadonlyMap<number, ItemError>;
+	/** Snapshots already read, by job_id: not read again. */
+	snapshots: ReadonlyMap<string, PublicTranscriptionResponse>;
+	/** Set when Max Wait ran out: a job still running becomes max_wait_exceeded with its current status. */
+	maxWaitMs?: number;
+}
+
 /**
- * For each record: an item that failed before the pause keeps its error; a job is read once (its snapshot is the
- * output's json, and the truth if an event was lost), then downloaded when completed or turned into job_failed /
- * job_cancelled.
+ * For each record: an item that failed before the pause keeps its error; a job is read unless its snapshot is known,
+ * then downloaded when completed, or turned into job_failed / job_cancelled / max_wait_exceeded. Downloads retry
+ * transient failures with the transport's policy; what still fails is that item's error.
  */
 export async function collectResults(
 	context: ArtifactContext,
 	client: TranscriptionServiceClient,
-	records: readonly PauseRecord[],
-	failures: ReadonlyMap<number, ItemError>,
+	input: CollectInput,
 ): Promise<ItemResult[]> {
-	const results: ItemResult[] = new Array(records.length);
-	await forEachConcurrently(records.length, RESULT_CONCURRENCY, async (index) => {
-		results[index] = await collectOne(context, client, records[index], failures);
+	const results: ItemResult[] = new Array(input.records.length);
+	await forEachConcurrently(input.records.length, RESULT_CONCURRENCY, async (index) => {
+		results[index] = await collectOne(context, client, input, input.records[index]);
 	});
 	return results;
 }
@@ -43,31 +53,22 @@ export async function collectResults(
 async function collectOne(
 	context: ArtifactContext,
 	client: TranscriptionServiceClient,
+	input: CollectInput,
 	record: PauseRecord,
-	failures: ReadonlyMap<number, ItemError>,
 ): Promise<ItemResult> {
 	const pairedItem = { item: record.item };
-	const failure = failures.get(record.item);
+	const failure = input.failures.get(record.item);
 	if (record.job_id === undefined || failure) {
 		const fields = failure ?? { code: 'node_error', message: 'The item failed before the pause' };
 		const error = operationError(context.getNode(), { ...fields, itemIndex: record.item });
-		return { ok: false, error, item: { json: { error: fields }, pairedItem } };
+		return { ok: false, error, item: { json: { error: { ...fields } }, pairedItem } };
 	}
 	try {
-		const job = await client.getTranscription(record.job_id, record.item);
-		if (job.status.toLowerCase() !== 'completed') {
-			throw isTerminalStatus(job.status)
-				? jobEndedError(context.getNode(), job.job_id, job.status, record.item)
-				: operationError(context.getNode(), {
-						code: 'job_not_finished',
-						message: `Transcription job ${job.job_id} was reported ended, but its status is "${job.status}"`,
-						description:
-							'Fetch it later with Transcription → Get and → Download Artifact using this job_id.',
-						job_id: job.job_id,
-						status: job.status,
-						itemIndex: record.item,
-					});
-		}
+		const job =
+			input.snapshots.get(record.job_id) ??
+			(await client.getTranscription(record.job_id, record.item));
+		if (job.status.toLowerCase() !== 'completed')
+			throw unfinishedError(context, input, record, job);
 		const item = await transcriptItem(context, client, job, record.formats, record.item);
 		return { ok: true, item: { ...item, pairedItem } };
 	} catch (caught) {
@@ -78,4 +79,35 @@ async function collectOne(
 		const fields = itemErrorOf(error);
 		return { ok: false, error, item: { json: { error: { ...fields } }, pairedItem } };
 	}
+}
+
+function unfinishedError(
+	context: ArtifactContext,
+	input: CollectInput,
+	record: PauseRecord,
+	job: PublicTranscriptionResponse,
+): Error {
+	const node = context.getNode();
+	if (isTerminalStatus(job.status)) return jobEndedError(node, job.job_id, job.status, record.item);
+	if (input.maxWaitMs !== undefined) {
+		return maxWaitExceededError(
+			node,
+			{
+				jobId: job.job_id,
+				status: job.status,
+				maxWaitMs: input.maxWaitMs,
+				uploadId: record.upload_id,
+			},
+			record.item,
+		);
+	}
+	return operationError(node, {
+		code: 'job_not_finished',
+		message: `Transcription job ${job.job_id} was reported ended, but its status is "${job.status}"`,
+		description:
+			'Fetch it later with Transcription → Get and → Download Artifact using this job_id.',
+		job_id: job.job_id,
+		status: job.status,
+		itemIndex: record.item,
+	});
 }

@@ -43,7 +43,7 @@ const properties: INodeProperties[] = [
 				name: 'Pause Until Webhook',
 				value: 'pauseUntilWebhook',
 				description:
-					"Pause the execution until the service's signed events say every job ended: no worker slot held, no status requests. n8n must be reachable from the service over public HTTPS.",
+					"Pause the execution until the service's signed events say every job ended: no worker slot held, a few status checks in all. n8n must be reachable from the service over public HTTPS.",
 			},
 			{
 				name: 'Poll',
@@ -56,7 +56,7 @@ const properties: INodeProperties[] = [
 	},
 	{
 		displayName:
-			"The execution pauses until the service's completion events arrive at its resume URL ($execution.resumeUrl): n8n's WEBHOOK_URL must be a public HTTPS address on port 443, and the credential needs the Signing Secret. Failures after the pause (a failed job, Max Wait) come out as items with an <code>error</code> field, whatever On Error says: n8n does not run the node again when it resumes.",
+			"The execution pauses until the service's completion events arrive at its resume URL ($execution.resumeUrl): n8n's WEBHOOK_URL must be a public HTTPS address on port 443, and the credential needs the Signing Secret. n8n also checks the jobs now and then (for an event that got lost) and once at Max Wait. Failures after the pause (a failed job, Max Wait) come out as items with an <code>error</code> field, on the error output with On Error → Continue (using error output). Should every n8n process that knew the paused execution restart and no event come after, n8n ends the wait itself 10 minutes after Max Wait: its items then say max_wait_exceeded with the status at the pause, even for jobs that completed.",
 		name: 'pauseNotice',
 		type: 'notice',
 		default: '',
