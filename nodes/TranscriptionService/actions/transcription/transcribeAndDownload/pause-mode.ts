@@ -106,7 +106,9 @@ export async function pauseUntilWebhook(
 		firstInMs: FIRST_CHECK_MS,
 		seenWaiting: false,
 		signingSecret: String(credentials.signingSecret).trim(),
-		httpRequest: async (options) => await context.helpers.httpRequest(options),
+		// The helper alone (a plain function in n8n-core), not the context: the watcher outlives the request and must
+		// not keep its items alive.
+		httpRequest: context.helpers.httpRequest,
 		logger: context.logger,
 	});
 	// A copy: n8n moves error items out of the returned lists (error output), and the stack entry must keep them.

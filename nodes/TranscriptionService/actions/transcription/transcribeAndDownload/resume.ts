@@ -232,7 +232,9 @@ async function watchFromHere(
 		firstInMs: LATER_FIRST_CHECK_MS,
 		seenWaiting: true,
 		signingSecret: signingSecret.trim(),
-		httpRequest: async (options) => await context.helpers.httpRequest(options),
+		// The helper alone (a plain function in n8n-core), not the context: the watcher outlives the request and must
+		// not keep its items alive.
+		httpRequest: context.helpers.httpRequest,
 		logger: context.logger,
 	});
 }
