@@ -90,28 +90,37 @@ const artifactRequests = () =>
  * Holds every job of the account the moment it exists, so that none ends before the test lets it (with 2 s jobs, a
  * loaded machine could otherwise see one end before the pause). `stop()` resolves with the held jobs, oldest first.
  */
-function holdJobsOf(accountId: string) {
-	const held: string[] = [];
+const holdJobsOf = (accountId: string) =>
+	actOnNewJobs(accountId, async (jobId) => await env.admin.holdJob(jobId));
+
+/** Completes every job of the account the moment it exists: its event comes while the execution still runs. */
+const completeJobsOf = (accountId: string) =>
+	actOnNewJobs(accountId, async (jobId) => await env.admin.completeJob(jobId));
+
+function actOnNewJobs(accountId: string, act: (jobId: string) => Promise<unknown>) {
+	const done: string[] = [];
 	let stopped = false;
-	const holdNew = async () => {
+	const actOnNew = async () => {
 		for (const { job_id: jobId } of (await env.admin.records(accountId)).jobs) {
-			if (held.includes(jobId)) continue;
-			await env.admin.holdJob(jobId);
-			held.push(jobId);
+			if (done.includes(jobId)) continue;
+			await act(jobId);
+			done.push(jobId);
 		}
 	};
-	const holding = (async () => {
+	const acting = (async () => {
 		while (!stopped) {
-			await holdNew();
+			await actOnNew();
 			await new Promise((resolve) => setTimeout(resolve, 20));
 		}
 	})();
 	return {
+		/** The jobs acted on so far, oldest first. */
+		held: done,
 		async stop(): Promise<string[]> {
 			stopped = true;
-			await holding;
-			await holdNew();
-			return held;
+			await acting;
+			await actOnNew();
+			return done;
 		},
 	};
 }
@@ -560,12 +569,14 @@ describe('the watcher: a completion event that never reaches the node', () => {
 	}, 90_000);
 
 	it('every job ended before the execution was saved waiting (n8n answered 409, which the service does not repeat): the first check resumes', async () => {
-		const { credentials } = await freshAccount();
-		// Each upload takes 3.5 s and each job 2 s: every job ends while a later item uploads, the third one while the
-		// fourth item uploads, whose job is then refused (an unknown model tier), so the execution pauses only after.
+		const { accountId, credentials } = await freshAccount();
+		// Each upload takes 3.5 s and each job is completed as soon as it exists: every job ends while a later item
+		// uploads, the third one while the fourth item uploads, whose job is then refused (an unknown model tier), so
+		// the execution pauses only after.
 		await env.admin.setFaults({
 			rules: [{ route: 'uploadBinary', kind: 'latency', latency_ms: 3500 }],
 		});
+		const completing = completeJobsOf(accountId);
 		const media = makeWav({ seconds: 2 });
 		const input = await Promise.all(
 			['standard', 'standard', 'standard', 'no_such_tier'].map(
@@ -586,6 +597,7 @@ describe('the watcher: a completion event that never reaches the node', () => {
 			credentials,
 			continueOnFail: true,
 		});
+		await completing.stop();
 		expect(run.status).toBe('waiting');
 		expect(eventCalls(run).map((call) => [call.status, call.resumed])).toEqual([
 			[409, false],
@@ -609,16 +621,25 @@ describe('the watcher: a completion event that never reaches the node', () => {
 
 describe('a job that ended before the execution was saved waiting', () => {
 	it("is read by the next event, since n8n refused its own (409, 'running') and the service does not repeat a 409", async () => {
-		const { credentials } = await freshAccount();
-		// Each upload takes 3.5 s: the first job (2 s) ends while the second item is still uploading.
+		const { accountId, credentials } = await freshAccount();
+		// Each upload takes 3.5 s: the first job is completed while the second item is still uploading, the second one
+		// once the execution waits.
 		await env.admin.setFaults({
 			rules: [{ route: 'uploadBinary', kind: 'latency', latency_ms: 3500 }],
 		});
-		const run = await pause({
+		const holding = holdJobsOf(accountId);
+		const pausing = pause({
 			parameters: transcribe('pauseUntilWebhook'),
 			input: await mediaItems(FILES.slice(0, 2)),
 			credentials,
 		});
+		const [firstJob] = await until('the first job', () =>
+			holding.held.length > 0 ? holding.held : undefined,
+		);
+		await env.admin.completeJob(firstJob);
+		const run = await pausing;
+		const [, secondJob] = await holding.stop();
+		await env.admin.completeJob(secondJob);
 		await within(run.finished());
 		expect(eventCalls(run).map((call) => [call.status, call.resumed])).toEqual([
 			[409, false],
