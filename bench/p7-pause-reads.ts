@@ -16,7 +16,7 @@ import { startSandbox } from '../sandbox/server';
 import { PACKAGE_DIR } from '../test/engine/harness';
 import { PausedRun } from '../test/engine/waiting-harness';
 import { startCountingProxy, type CountingProxy } from './lib/counting-proxy';
-import { wavItems } from './lib/engine';
+import { pauseUntilWebhookParameters, wavItems } from './lib/engine';
 import { ratio, round, type ResultRow } from './lib/report';
 
 export interface PauseReadsBenchOptions {
@@ -102,14 +102,10 @@ async function measure(
 	const run = await PausedRun.start({
 		packageDir,
 		processors: 2,
-		parameters: {
-			resource: 'transcription',
-			operation: 'transcribeAndDownload',
-			binaryPropertyName: 'data',
-			formats: ['srt'],
-			waitMode: 'pauseUntilWebhook',
-			options: { concurrency: options.concurrency, maxWaitSeconds: 600 },
-		},
+		parameters: pauseUntilWebhookParameters({
+			concurrency: options.concurrency,
+			maxWaitSeconds: 600,
+		}),
 		input,
 		credentials: {
 			apiKey: key.key,

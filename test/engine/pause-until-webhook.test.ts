@@ -18,7 +18,7 @@ import {
 	type TestCredentials,
 } from './harness';
 import { useEngineSandbox } from './setup';
-import { PausedRun } from './waiting-harness';
+import { PausedRun, type PausedRunOptions } from './waiting-harness';
 
 const env = useEngineSandbox({
 	jobSeconds: 2,
@@ -123,6 +123,14 @@ function actOnNewJobs(accountId: string, act: (jobId: string) => Promise<unknown
 			return done;
 		},
 	};
+}
+
+/** A fresh account's run, paused with every job held from the moment it existed; the jobs, oldest first. */
+async function pauseHeld(options: Omit<PausedRunOptions, 'credentials'>) {
+	const { accountId, credentials } = await freshAccount();
+	const holding = holdJobsOf(accountId);
+	const run = await pause({ ...options, credentials });
+	return { run, accountId, jobIds: await holding.stop() };
 }
 
 const completeJobs = async (jobIds: string[]) =>
@@ -341,15 +349,11 @@ describe('what reaches the resume URL', () => {
 
 describe('when Max Wait runs out: the deadline check', () => {
 	it('delivers the completed jobs and names the one still running max_wait_exceeded, with its current status', async () => {
-		const { accountId, credentials } = await freshAccount();
-		const holding = holdJobsOf(accountId);
-		const run = await pause({
+		const { run, accountId, jobIds } = await pauseHeld({
 			parameters: transcribe('pauseUntilWebhook', { options: { maxWaitSeconds: 8 } }),
 			input: await mediaItems(),
-			credentials,
 		});
 		const pausedAt = Date.now();
-		const jobIds = await holding.stop();
 		await completeJobs(jobIds.slice(0, 2));
 
 		await within(run.finished());
@@ -460,16 +464,12 @@ describe('another process receives the events (restart, queue-mode webhook proce
 	});
 
 	it('answers 503, not 200, while status reads fail, and resumes with both transcripts once they work again', async () => {
-		const { accountId, credentials } = await freshAccount();
-		const holding = holdJobsOf(accountId);
-		const run = await pause({
+		const { run, jobIds } = await pauseHeld({
 			parameters: transcribe('pauseUntilWebhook'),
 			input: await mediaItems(FILES.slice(0, 2)),
-			credentials,
 		});
 		run.otherProcess = true;
 		await env.admin.setFaults({ rules: [{ route: 'getTranscription', kind: '503' }] });
-		const jobIds = await holding.stop();
 		await completeJobs(jobIds);
 		// Each event reaches a process that knows only that event's job: it must read the other one, and cannot.
 		const refused = await until('an event of each job answered 503', async () => {
@@ -505,15 +505,11 @@ describe('another process receives the events (restart, queue-mode webhook proce
 
 describe('two webhook processors (queue mode): one resume, one download per artifact', () => {
 	it('events that arrive together at both processors resume the execution once', async () => {
-		const { accountId, credentials } = await freshAccount();
-		const holding = holdJobsOf(accountId);
-		const run = await pause({
+		const { run, jobIds } = await pauseHeld({
 			parameters: transcribe('pauseUntilWebhook'),
 			input: await mediaItems([...FILES, 'fourth.wav']),
-			credentials,
 			processors: 2,
 		});
-		const jobIds = await holding.stop();
 		await completeJobs(jobIds);
 
 		await within(run.finished());
@@ -538,16 +534,12 @@ describe('two webhook processors (queue mode): one resume, one download per arti
 
 describe('the watcher: a completion event that never reaches the node', () => {
 	it("n8n answered the batch's last event with its own 200 while starting up: the watcher's check resumes, well before Max Wait", async () => {
-		const { accountId, credentials } = await freshAccount();
-		const holding = holdJobsOf(accountId);
-		const run = await pause({
+		const { run, jobIds } = await pauseHeld({
 			parameters: transcribe('pauseUntilWebhook'),
 			input: await mediaItems(FILES.slice(0, 2)),
-			credentials,
 		});
 		const pausedAt = Date.now();
 		run.startingUp = true;
-		const jobIds = await holding.stop();
 		await completeJobs(jobIds);
 		await until('both events answered by n8n itself', async () => {
 			const answered = (await env.admin.webhookDeliveries()).filter(
