@@ -8,7 +8,12 @@
 import { startSandbox } from '../sandbox/server';
 import { makeWav } from '../test/support/fixtures/media';
 import { startCountingProxy, type Exchange } from './lib/counting-proxy';
-import { ACTION_NODE_NAME, runTranscribeAndDownload, wavItems } from './lib/engine';
+import {
+	ACTION_NODE_NAME,
+	pauseUntilWebhookParameters,
+	runTranscribeAndDownload,
+	wavItems,
+} from './lib/engine';
 import { transcribeWithFixedPoll } from './lib/fixed-poll-client';
 import { ratio, round, type ResultRow } from './lib/report';
 import { scaleTime } from './lib/time-scale';
@@ -158,14 +163,10 @@ async function runPauseArm(jobSeconds: number, options: PollingBenchOptions): Pr
 	const proxy = await startCountingProxy(sandbox.baseUrl);
 	try {
 		const run = await PausedRun.start({
-			parameters: {
-				resource: 'transcription',
-				operation: 'transcribeAndDownload',
-				binaryPropertyName: 'data',
-				formats: ['srt'],
-				waitMode: 'pauseUntilWebhook',
-				options: { concurrency: options.jobsPerLength, maxWaitSeconds: jobSeconds * 3 },
-			},
+			parameters: pauseUntilWebhookParameters({
+				concurrency: options.jobsPerLength,
+				maxWaitSeconds: jobSeconds * 3,
+			}),
 			input: await wavItems(options.jobsPerLength, `p4-pause-${jobSeconds}s`),
 			credentials: {
 				apiKey: sandbox.keys.platinum_live.key,

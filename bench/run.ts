@@ -1,10 +1,11 @@
-// `npm run bench`: runs P1–P6, prints one table and writes it to bench/results/. Each benchmark reports its
+// `npm run bench`: runs P1–P7, prints one table and writes it to bench/results/. Each benchmark reports its
 // figure beside a baseline measured in the same run. `-- --only P3,P4` runs a subset; BENCH_QUICK=1 shrinks every
 // size for a smoke run (its figures are not the ones to report). P5 (queue mode, about 80 minutes: Poll mode on
 // 60 s jobs is slow by nature) takes `-- --pacer-baseline <label>=<tarball>` (repeatable) to compare the rate-limit
 // pacer with earlier builds of the pack; BENCH_P5_EXECUTIONS (Pause runs, default 200), BENCH_P5_POLL_EXECUTIONS
 // (default 200), BENCH_P5_JOB_SECONDS (default "60,10": Poll and Pause at the first length, Pause alone at the others)
-// and BENCH_P5_MODES (default "poll,pauseUntilWebhook") shorten it.
+// and BENCH_P5_MODES (default "poll,pauseUntilWebhook") shorten it. P7 compares with a build of BENCH_P7_BASELINE
+// (a git revision, default 05a2b4f) made in the same run.
 import '../test/support/engine/setup-env';
 
 import { parseArgs } from 'node:util';
@@ -16,6 +17,7 @@ import { runVerifyBenchmark } from './p3-verify';
 import { runPollingBenchmark } from './p4-polling';
 import { runQueueBenchmark, type Mode, type PacerBaseline } from './p5-queue';
 import { runPollingTriggerBenchmark } from './p6-polling-trigger';
+import { runPauseReadsBenchmark } from './p7-pause-reads';
 import { machineLoad, newReport, renderTable, writeReport, type BenchReport } from './lib/report';
 
 const quick = process.env.BENCH_QUICK === '1';
@@ -54,6 +56,12 @@ const settings = {
 	p6: quick
 		? { accountSizes: [10, 1000], gapPolls: 10, gapJobs: 5 }
 		: { accountSizes: [10, 1000, 10_000], gapPolls: 30, gapJobs: 20 },
+	p7: {
+		batchSizes: quick ? [1, 10] : [1, 10, 100],
+		jobSeconds: 4,
+		concurrency: 10,
+		baselineRevision: process.env.BENCH_P7_BASELINE ?? '05a2b4f',
+	},
 };
 
 async function main(): Promise<void> {
@@ -63,7 +71,7 @@ async function main(): Promise<void> {
 			'pacer-baseline': { type: 'string', multiple: true },
 		},
 	});
-	const selected = new Set((values.only ?? 'P1,P2,P3,P4,P5,P6').toUpperCase().split(','));
+	const selected = new Set((values.only ?? 'P1,P2,P3,P4,P5,P6,P7').toUpperCase().split(','));
 	const pacerBaselines: PacerBaseline[] = (values['pacer-baseline'] ?? []).map((entry) => {
 		const [label, tarball] = entry.split('=');
 		if (!label || !tarball)
@@ -80,6 +88,10 @@ async function main(): Promise<void> {
 	if (selected.has('P6'))
 		await collect(report, 'P6', () =>
 			runPollingTriggerBenchmark({ ...settings.p6, seed: settings.seed }),
+		);
+	if (selected.has('P7'))
+		await collect(report, 'P7', () =>
+			runPauseReadsBenchmark({ ...settings.p7, seed: settings.seed }),
 		);
 	if (selected.has('P1'))
 		await collect(report, 'P1', () =>

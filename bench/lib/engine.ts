@@ -1,6 +1,6 @@
 // Shorthands over the engine harness for the benchmarks: Transcribe and Download runs over generated WAV items.
 
-import type { IDataObject, INodeExecutionData } from 'n8n-workflow';
+import type { IDataObject, INodeExecutionData, INodeParameters } from 'n8n-workflow';
 
 import {
 	binaryItem,
@@ -62,4 +62,19 @@ export async function runTranscribeAndDownload(run: TranscribeRunOptions): Promi
 		input: run.items,
 		credentials: run.credentials,
 	});
+}
+
+/** Transcribe and Download of SRT in Wait Mode "Pause Until Webhook", for the engine's waiting harness. */
+export function pauseUntilWebhookParameters(options: {
+	concurrency: number;
+	maxWaitSeconds: number;
+}): INodeParameters {
+	return {
+		resource: 'transcription',
+		operation: 'transcribeAndDownload',
+		binaryPropertyName: 'data',
+		formats: ['srt'],
+		waitMode: 'pauseUntilWebhook',
+		options,
+	};
 }

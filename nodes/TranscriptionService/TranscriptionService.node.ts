@@ -12,14 +12,15 @@ import {
 import * as account from './actions/account/Account.resource';
 import { router } from './actions/router';
 import { searchJobs } from './methods/listSearch';
-import { resumeOnEvent } from './pause/resume';
+import { resumeOnRequest } from './actions/transcription/transcribeAndDownload/resume';
 import * as transcription from './actions/transcription/Transcription.resource';
 import * as upload from './actions/upload/Upload.resource';
 import * as webhook from './actions/webhook/Webhook.resource';
 
 /**
  * The resume URL of a paused execution ($execution.resumeUrl, no path suffix): the service's events for the jobs of
- * Transcribe and Download's Pause Until Webhook mode. n8n registers nothing for a restart webhook.
+ * Transcribe and Download's Pause Until Webhook mode, and the pack's own signed checks. n8n registers nothing for a
+ * restart webhook.
  */
 const RESUME_WEBHOOKS: IWebhookDescription[] = [
 	{
@@ -85,6 +86,6 @@ export class TranscriptionService implements INodeType {
 	}
 
 	async webhook(this: IWebhookFunctions): Promise<IWebhookResponseData> {
-		return await resumeOnEvent.call(this);
+		return await resumeOnRequest.call(this);
 	}
 }

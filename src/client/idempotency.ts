@@ -9,10 +9,14 @@ export function generateIdempotencyKey(prefix = 'n8n'): string {
 }
 
 /**
- * One logical write of a workflow run: the execution, the node, its run (a node in a loop runs several times), the
- * item and the step (slot, job). n8n's Retry On Fail runs the node again with all of these unchanged.
+ * One logical write of a workflow run: the n8n instance and the workflow (two instances sharing an account — staging
+ * cloned from production — have the same node ids and execution-id sequence), the execution, the node, its run (a
+ * node in a loop runs several times), the item and the step (slot, job). n8n's Retry On Fail runs the node again
+ * with all of these unchanged.
  */
 export interface WriteScope {
+	instanceId: string;
+	workflowId: string;
 	executionId: string;
 	nodeId: string;
 	runIndex: number;
@@ -22,10 +26,19 @@ export interface WriteScope {
 
 /**
  * The same key for the same write, however often n8n retries the node within one execution, and a new key in a
- * new execution: a job the service already committed is replayed, never created twice.
+ * new execution, workflow or instance: a job the service already committed is replayed, never created twice, and
+ * never taken for another instance's.
  */
 export function derivedIdempotencyKey(scope: WriteScope, prefix = 'n8n'): string {
-	const parts = [scope.executionId, scope.nodeId, scope.runIndex, scope.itemIndex, scope.step];
+	const parts = [
+		scope.instanceId,
+		scope.workflowId,
+		scope.executionId,
+		scope.nodeId,
+		scope.runIndex,
+		scope.itemIndex,
+		scope.step,
+	];
 	return `${prefix}-${createHash('sha256').update(JSON.stringify(parts)).digest('hex').slice(0, 48)}`;
 }
 

@@ -12,6 +12,8 @@ export interface RetryPolicy {
 	maxRateLimitWaitMs: number;
 	/** Upper bound of the random delay added to a rate-limit wait ("with a small random delay"). */
 	rateLimitJitterMs: number;
+	/** How long one attempt may take (connect to the last byte); default 60 s. */
+	attemptTimeoutMs?: number;
 }
 
 export const DEFAULT_RETRY_POLICY: RetryPolicy = {

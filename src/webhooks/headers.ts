@@ -20,10 +20,15 @@ export function readWebhookHeader(
 	headers: IncomingHeaders,
 	key: WebhookHeaderKey,
 ): string | undefined {
-	const wanted = WEBHOOK_HEADER_NAMES[key].toLowerCase();
+	return readHeader(headers, WEBHOOK_HEADER_NAMES[key]);
+}
+
+/** readWebhookHeader for any header name. */
+export function readHeader(headers: IncomingHeaders, name: string): string | undefined {
+	const wanted = name.toLowerCase();
 	const values: string[] = [];
-	for (const [name, value] of Object.entries(headers)) {
-		if (name.toLowerCase() !== wanted || value === undefined) continue;
+	for (const [headerName, value] of Object.entries(headers)) {
+		if (headerName.toLowerCase() !== wanted || value === undefined) continue;
 		values.push(...(Array.isArray(value) ? value : [value]));
 	}
 	const joined = values

@@ -1,5 +1,6 @@
 // Verifying webhook deliveries (spec section 6): 'v1=' + lowercase hex HMAC-SHA-256(secret, timestamp + "." + body).
-// Signing is the service's side (src/service/signing.ts); both use webhookDigest.
+// Signing is the service's side (src/service/signing.ts); both use webhookDigest. The pack's own signed requests
+// (pause-check.ts) are verified by the same steps (verifyTimestampedHmac) over another signed string.
 
 import { createHmac, timingSafeEqual } from 'crypto';
 
@@ -56,45 +57,62 @@ export const SIGNATURE_MISMATCH_MESSAGE =
 
 /** Checks a delivery against the raw bytes received, never a re-serialisation of them. Never throws. */
 export function verifySignature(input: VerifySignatureInput): VerifySignatureResult {
-	const timestampHeader = readWebhookHeader(input.headers, 'timestamp');
+	return verifyTimestampedHmac({
+		names: WEBHOOK_HEADER_NAMES,
+		timestampHeader: readWebhookHeader(input.headers, 'timestamp'),
+		signatureHeader: readWebhookHeader(input.headers, 'signature'),
+		secrets: input.secrets,
+		toleranceSeconds: input.toleranceSeconds,
+		now: input.now,
+		digest: (secret, timestamp) => webhookDigest(secret, timestamp, input.rawBody),
+	});
+}
+
+/**
+ * The steps every `v1=` HMAC request takes, whatever it signs: both headers present, the timestamp whole Unix seconds
+ * within the tolerance either way, then any `v1=` value equal (constant time) to `digest` under any non-blank secret.
+ */
+export function verifyTimestampedHmac(args: {
+	names: { timestamp: string; signature: string };
+	timestampHeader: string | undefined;
+	signatureHeader: string | undefined;
+	secrets: ReadonlyArray<string>;
+	toleranceSeconds?: number;
+	now?: number;
+	digest: (secret: string, timestamp: string) => Buffer;
+}): VerifySignatureResult {
+	const { names, timestampHeader, signatureHeader } = args;
 	if (timestampHeader === undefined) {
-		return failure('missing_header', `The ${WEBHOOK_HEADER_NAMES.timestamp} header is missing`);
+		return failure('missing_header', `The ${names.timestamp} header is missing`);
 	}
-	const signatureHeader = readWebhookHeader(input.headers, 'signature');
 	if (signatureHeader === undefined) {
-		return failure('missing_header', `The ${WEBHOOK_HEADER_NAMES.signature} header is missing`);
+		return failure('missing_header', `The ${names.signature} header is missing`);
 	}
 	if (!UNIX_SECONDS.test(timestampHeader)) {
-		return failure(
-			'malformed_signature',
-			`${WEBHOOK_HEADER_NAMES.timestamp} must be whole Unix seconds`,
-		);
+		return failure('malformed_signature', `${names.timestamp} must be whole Unix seconds`);
 	}
 	const candidates = parseSignatureHeader(signatureHeader);
 	if (candidates.length === 0) {
-		return failure(
-			'malformed_signature',
-			`${WEBHOOK_HEADER_NAMES.signature} holds no v1=<64 hex digits> value`,
-		);
+		return failure('malformed_signature', `${names.signature} holds no v1=<64 hex digits> value`);
 	}
 
 	const timestamp = Number(timestampHeader);
-	const now = input.now ?? Math.floor(Date.now() / 1000);
-	const tolerance = input.toleranceSeconds ?? DEFAULT_TOLERANCE_SECONDS;
+	const now = args.now ?? Math.floor(Date.now() / 1000);
+	const tolerance = args.toleranceSeconds ?? DEFAULT_TOLERANCE_SECONDS;
 	// Negated so that a NaN clock or tolerance rejects instead of accepting everything.
 	if (!(Math.abs(now - timestamp) <= tolerance)) {
 		return failure(
 			'timestamp_out_of_tolerance',
-			`${WEBHOOK_HEADER_NAMES.timestamp} is ${now - timestamp} s from now; at most ${tolerance} s is accepted`,
+			`${names.timestamp} is ${now - timestamp} s from now; at most ${tolerance} s is accepted`,
 		);
 	}
 
 	let secretsTried = 0;
-	for (const [secretIndex, rawSecret] of input.secrets.entries()) {
+	for (const [secretIndex, rawSecret] of args.secrets.entries()) {
 		const secret = typeof rawSecret === 'string' ? rawSecret.trim() : '';
 		if (secret === '') continue;
 		secretsTried++;
-		const expected = webhookDigest(secret, timestampHeader, input.rawBody);
+		const expected = args.digest(secret, timestampHeader);
 		const matches = candidates.some(
 			(candidate) => candidate.length === expected.length && timingSafeEqual(candidate, expected),
 		);

@@ -146,7 +146,7 @@ function runOf(execution: ExecutionWithData, nodeName: string): ExecutionItem[] 
 describe(`Pause Until Webhook in n8n ${versionId}`, () => {
 	let pausedExecution: ExecutionWithData;
 
-	it('holds no execution while 3 jobs of ~30 s run: n8n saves it as waiting and sends no status request; it resumes once the last event arrives', async () => {
+	it('holds no execution while 3 jobs of ~30 s run: n8n saves it as waiting, checks a job now and then, and resumes once the last event arrives', async () => {
 		await fillInbox(SPOKEN);
 		const createdBefore = jobsCreated().length;
 		const executionId = await startPaused('transcribe-inbox', PAUSE_WORKFLOW);
@@ -185,7 +185,8 @@ describe(`Pause Until Webhook in n8n ${versionId}`, () => {
 		expect(forgery.status).toBe(401);
 		expect(await forgery.json()).toEqual({ error: 'signature_mismatch' });
 
-		// Until every job's event is delivered: the database row says waiting, and n8n asks nothing about the jobs.
+		// Until every job's event is delivered: the database row says waiting; the node's watcher reads a job now and then
+		// (5 s and 20 s after the pause, one read each while the first job runs).
 		const pausedAt = Date.now();
 		const samples: Array<{ atMs: number; status: string }> = [];
 		await waitFor(
@@ -210,7 +211,8 @@ describe(`Pause Until Webhook in n8n ${versionId}`, () => {
 		const statusRequestsWhileWaiting = statusRequests().filter(
 			(exchange) => exchange.startedAtMs >= pausedAt && exchange.startedAtMs < lastDelivery,
 		);
-		expect(statusRequestsWhileWaiting).toHaveLength(0);
+		// The checks at 5 s and 20 s read the first job (still running); each event but the last reads the next job.
+		expect(statusRequestsWhileWaiting.length).toBeLessThanOrEqual(2 + 2);
 
 		pausedExecution = await finished(executionId);
 		expect(failureOf(pausedExecution)).toBeUndefined();
@@ -226,14 +228,16 @@ describe(`Pause Until Webhook in n8n ${versionId}`, () => {
 		const lastAfter = Math.max(...afterResume.map((exchange) => exchange.finishedAtMs));
 		const stoppedAt = Date.parse(String(pausedExecution.stoppedAt));
 		console.log(
-			`[pause e2e ${versionId}] resumed ${firstAfter - lastDelivery} ms after the last event; downloads took ${lastAfter - firstAfter} ms; execution ended ${stoppedAt - lastDelivery} ms after the last event; ${whileWaiting.length} samples waiting, 0 status requests`,
+			`[pause e2e ${versionId}] resumed ${firstAfter - lastDelivery} ms after the last event; downloads took ${lastAfter - firstAfter} ms; execution ended ${stoppedAt - lastDelivery} ms after the last event; ${whileWaiting.length} samples waiting, ${statusRequestsWhileWaiting.length} status requests while waiting`,
 		);
 		// Loose bounds (CI machines are shared): the figures above are the measurement, P4 the benchmark. A polling
 		// wait would be several seconds late at this point; this one is typically under half a second.
 		expect(firstAfter - lastDelivery).toBeLessThan(5000);
 		expect(stoppedAt - lastAfter).toBeLessThan(5000);
-		// Status requests only after the last event: one snapshot per job, for the output.
-		expect(statusRequests().filter((exchange) => exchange.startedAtMs >= pausedAt)).toHaveLength(3);
+		// In all, at most two status reads per job (the output reuses every snapshot read), plus the two checks'.
+		expect(
+			statusRequests().filter((exchange) => exchange.startedAtMs >= pausedAt).length,
+		).toBeLessThanOrEqual(2 * 3 + 2);
 	}, 300_000);
 
 	it('outputs what Poll mode outputs, byte for byte', async () => {

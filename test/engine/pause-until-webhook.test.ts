@@ -1,5 +1,7 @@
-// Transcribe and Download, Wait Mode "Pause Until Webhook" (issue 10), in n8n-core's engine with n8n's own
-// waiting-webhook steps (test/support/engine/waiting-harness.ts) and the sandbox delivering real signed events to the resume URL.
+// Transcribe and Download, Wait Mode "Pause Until Webhook" (issues 10 and 17), in n8n-core's engine with n8n's own
+// waiting-webhook steps (waiting-harness.ts) and the sandbox delivering real signed events to the resume URL; the
+// node's watcher sends its signed checks to the same URL. The service retries a failed delivery after 3 s and 27 s
+// here (timeScale 0.05).
 import type { INodeExecutionData, INodeParameters } from 'n8n-workflow';
 
 import { SandboxAdmin } from '../../sandbox/admin-client';
@@ -16,9 +18,14 @@ import {
 	type TestCredentials,
 } from '../support/engine/harness';
 import { useEngineSandbox } from '../support/engine/engine-sandbox';
-import { PausedRun } from '../support/engine/waiting-harness';
+import { PausedRun, type PausedRunOptions } from '../support/engine/waiting-harness';
 
-const env = useEngineSandbox({ jobSeconds: 2, allowLocalWebhooks: true, recordExchanges: true });
+const env = useEngineSandbox({
+	jobSeconds: 2,
+	allowLocalWebhooks: true,
+	recordExchanges: true,
+	timeScale: 0.05,
+});
 const runs: PausedRun[] = [];
 
 afterEach(async () => {
@@ -51,6 +58,16 @@ async function mediaItems(names = FILES): Promise<INodeExecutionData[]> {
 	);
 }
 
+/** A recording, then a file the service cannot transcribe (its job fails). */
+async function mediaAndNotMedia(): Promise<INodeExecutionData[]> {
+	const notMedia = await binaryItem({
+		data: Buffer.from('this is not audio'.repeat(100)),
+		fileName: 'notes.wav',
+		mimeType: 'audio/wav',
+	});
+	return [...(await mediaItems([FILES[0]])), notMedia];
+}
+
 async function pause(options: Parameters<typeof PausedRun.start>[0]): Promise<PausedRun> {
 	const run = await PausedRun.start(options);
 	runs.push(run);
@@ -62,6 +79,82 @@ const statusRequests = () =>
 	env.proxy.exchanges.filter(
 		(exchange) => exchange.method === 'GET' && /\/transcriptions\/[^/?]+(\?|$)/.test(exchange.url),
 	);
+/** GET /transcriptions/{id}/artifact[.ext]: one download. */
+const artifactRequests = () =>
+	env.proxy.exchanges.filter(
+		(exchange) =>
+			exchange.method === 'GET' && /\/transcriptions\/[^/?]+\/artifact/.test(exchange.url),
+	);
+
+/**
+ * Holds every job of the account the moment it exists, so that none ends before the test lets it (with 2 s jobs, a
+ * loaded machine could otherwise see one end before the pause). `stop()` resolves with the held jobs, oldest first.
+ */
+const holdJobsOf = (accountId: string) =>
+	actOnNewJobs(accountId, async (jobId) => await env.admin.holdJob(jobId));
+
+/** Completes every job of the account the moment it exists: its event comes while the execution still runs. */
+const completeJobsOf = (accountId: string) =>
+	actOnNewJobs(accountId, async (jobId) => await env.admin.completeJob(jobId));
+
+function actOnNewJobs(accountId: string, act: (jobId: string) => Promise<unknown>) {
+	const done: string[] = [];
+	let stopped = false;
+	const actOnNew = async () => {
+		for (const { job_id: jobId } of (await env.admin.records(accountId)).jobs) {
+			if (done.includes(jobId)) continue;
+			await act(jobId);
+			done.push(jobId);
+		}
+	};
+	const acting = (async () => {
+		while (!stopped) {
+			await actOnNew();
+			await new Promise((resolve) => setTimeout(resolve, 20));
+		}
+	})();
+	return {
+		/** The jobs acted on so far, oldest first. */
+		held: done,
+		async stop(): Promise<string[]> {
+			stopped = true;
+			await acting;
+			await actOnNew();
+			return done;
+		},
+	};
+}
+
+/** A fresh account's run, paused with every job held from the moment it existed; the jobs, oldest first. */
+async function pauseHeld(options: Omit<PausedRunOptions, 'credentials'>) {
+	const { accountId, credentials } = await freshAccount();
+	const holding = holdJobsOf(accountId);
+	const run = await pause({ ...options, credentials });
+	return { run, accountId, jobIds: await holding.stop() };
+}
+
+const completeJobs = async (jobIds: string[]) =>
+	await Promise.all(jobIds.map(async (jobId) => await env.admin.completeJob(jobId)));
+
+/** The account's jobs in the order they were created: item order, as items start one at a time. */
+const jobIdsOf = async (accountId: string) =>
+	(await env.admin.records(accountId)).jobs.map((job) => job.job_id);
+
+const eventCalls = (run: PausedRun) => run.calls.filter((call) => call.kind === 'event');
+
+async function until<T>(
+	what: string,
+	probe: () => Promise<T | undefined> | T | undefined,
+	ms = 30_000,
+) {
+	const deadline = Date.now() + ms;
+	for (;;) {
+		const value = await probe();
+		if (value !== undefined) return value;
+		if (Date.now() > deadline) throw new Error(`${what}: not within ${ms} ms`);
+		await new Promise((resolve) => setTimeout(resolve, 50));
+	}
+}
 
 async function within<T>(promise: Promise<T>, ms = 30_000): Promise<T> {
 	let timer: NodeJS.Timeout | undefined;
@@ -98,8 +191,8 @@ async function post(url: string, signed: { body: string; headers: Record<string,
 }
 
 describe('pausing: jobs created with the resume URL, the execution saved waiting', () => {
-	it('holds no execution and makes no status request while 3 jobs run, then resumes once, after the last event', async () => {
-		const { credentials } = await freshAccount();
+	it('holds no execution while 3 jobs run, reads at most 2 statuses per item, and resumes once, on the last event', async () => {
+		const { accountId, credentials } = await freshAccount();
 		const run = await pause({
 			parameters: transcribe('pauseUntilWebhook'),
 			input: await mediaItems(),
@@ -116,16 +209,29 @@ describe('pausing: jobs created with the resume URL, the execution saved waiting
 
 		await within(run.finished());
 		expect(run.errors).toEqual([]);
-		expect(run.calls.map((call) => [call.status, call.resumed])).toEqual([
+		const events = eventCalls(run);
+		expect(events.map((call) => [call.status, call.resumed])).toEqual([
 			[200, false],
 			[200, false],
 			[200, true],
 		]);
-		expect(run.calls[0].response).toEqual({ received: true, waiting_for: 2 });
-		expect(run.calls[1].response).toEqual({ received: true, waiting_for: 1 });
-		// Status requests only once every job had ended: one snapshot per job for the output.
-		const resumedAt = statusRequests();
-		expect(resumedAt).toHaveLength(3);
+		// An earlier event waits for the jobs still running or, arriving once a later job has ended too, defers to that
+		// job's own event (which resumes); which one depends on how late it arrives.
+		const jobIds = await jobIdsOf(accountId);
+		for (const early of events.slice(0, 2)) {
+			const response = early.response as { waiting_for?: number; deferred?: string };
+			if (response.deferred === undefined) {
+				expect(response).toEqual({ received: true, waiting_for: expect.any(Number) });
+				expect(response.waiting_for).toBeGreaterThanOrEqual(1);
+			} else {
+				expect(response).toEqual({ received: true, deferred: expect.any(String) });
+				expect(jobIds.slice(1)).toContain(response.deferred);
+			}
+		}
+		expect(events[2].response).toEqual({ received: true });
+		// Each event reads the next job (still running); the output needs one snapshot per job.
+		expect(statusRequests().length).toBeLessThanOrEqual(2 * 3);
+		expect(artifactRequests()).toHaveLength(3 * 2);
 	});
 
 	it('outputs what Poll mode outputs: the same items, fields and transcript bytes', async () => {
@@ -167,14 +273,13 @@ describe('pausing: jobs created with the resume URL, the execution saved waiting
 
 describe('what reaches the resume URL', () => {
 	it('refuses a forgery (401), an event of a job it did not start (409) and a test delivery (409) without resuming', async () => {
-		const { credentials, signingSecret } = await freshAccount();
+		const { accountId, credentials, signingSecret } = await freshAccount();
 		const run = await pause({
 			parameters: transcribe('pauseUntilWebhook'),
 			input: await mediaItems([FILES[0]]),
 			credentials,
 		});
-		const [stored] = run.storedItems();
-		const jobId = (stored.json.transcription_pause as { job_id: string }).job_id;
+		const [jobId] = await jobIdsOf(accountId);
 
 		const forged = signedEvent('whsec_not_the_secret', { job_id: jobId });
 		expect(await post(run.resumeUrl, forged)).toEqual({
@@ -223,14 +328,9 @@ describe('what reaches the resume URL', () => {
 
 	it('gives job_failed for the item whose job failed, and the transcript for the others', async () => {
 		const { credentials } = await freshAccount();
-		const notMedia = await binaryItem({
-			data: Buffer.from('this is not audio'.repeat(100)),
-			fileName: 'notes.wav',
-			mimeType: 'audio/wav',
-		});
 		const run = await pause({
 			parameters: transcribe('pauseUntilWebhook'),
-			input: [(await mediaItems([FILES[0]]))[0], notMedia],
+			input: await mediaAndNotMedia(),
 			credentials,
 		});
 		await within(run.finished());
@@ -247,37 +347,108 @@ describe('what reaches the resume URL', () => {
 	});
 });
 
-describe('when the wait runs out', () => {
-	it("n8n passes the stored items on: each is Poll mode's max_wait_exceeded error, naming its job", async () => {
+describe('when Max Wait runs out: the deadline check', () => {
+	it('delivers the completed jobs and names the one still running max_wait_exceeded, with its current status', async () => {
+		const { run, accountId, jobIds } = await pauseHeld({
+			parameters: transcribe('pauseUntilWebhook', { options: { maxWaitSeconds: 8 } }),
+			input: await mediaItems(),
+		});
+		const pausedAt = Date.now();
+		await completeJobs(jobIds.slice(0, 2));
+
+		await within(run.finished());
+		expect(run.errors).toEqual([]);
+		const resumedBy = run.calls.find((call) => call.resumed);
+		expect(resumedBy).toMatchObject({ kind: 'check', status: 200 });
+		expect(resumedBy!.receivedAtMs - pausedAt).toBeGreaterThanOrEqual(7000);
+		const [first, second, third] = run.output();
+		expect([first.json.status, second.json.status]).toEqual(['completed', 'completed']);
+		expect(Object.keys(first.binary ?? {}).sort()).toEqual(['srt', 'txt']);
+		const held = (await env.admin.records(accountId)).jobs.find((job) => job.job_id === jobIds[2]);
+		expect(Object.keys(third.json)).toEqual(['error']);
+		expect(third.json.error).toMatchObject({
+			code: 'max_wait_exceeded',
+			job_id: jobIds[2],
+			status: held!.status,
+			message: `Transcription job ${jobIds[2]} did not finish within the Max Wait of 8 s (status "${held!.status}")`,
+		});
+		expect(third.pairedItem).toEqual({ item: 2 });
+		await env.admin.releaseJob(jobIds[2]);
+	});
+});
+
+describe("when no watcher is left: n8n's own timeout, Max Wait + 10 minutes", () => {
+	it('passes the stored items on: each an error alone, max_wait_exceeded naming its job and saying why', async () => {
 		const { credentials } = await freshAccount();
 		const run = await pause({
 			parameters: transcribe('pauseUntilWebhook', { options: { maxWaitSeconds: 60 } }),
 			input: await mediaItems(FILES.slice(0, 2)),
 			credentials,
 		});
+		expect(run.waitTill!.getTime()).toBeGreaterThan(Date.now() + 60_000 + 9 * 60_000);
 		await run.timeout();
 		const output = run.output();
 		expect(output).toHaveLength(2);
 		for (const [index, item] of output.entries()) {
+			expect(Object.keys(item.json)).toEqual(['error']);
 			expect(item.binary).toBeUndefined();
 			expect(item.json.error).toMatchObject({
 				code: 'max_wait_exceeded',
 				job_id: expect.any(String),
 				upload_id: expect.any(String),
 				message: expect.stringMatching(/did not finish within the Max Wait of 60 s/),
+				description: expect.stringMatching(
+					/^n8n ended the wait 10 minutes after Max Wait without a last status check: every n8n process that knew this paused execution had restarted/,
+				),
 			});
-			expect(item.json.text).toBeUndefined();
 			expect(item.pairedItem).toEqual({ item: index });
 		}
 		// Events that arrive later meet a finished execution.
 		await env.admin.webhookDeliveries({ waitIdle: true });
 		await new Promise((resolve) => setTimeout(resolve, 3000));
-		expect(run.calls.every((call) => call.status === 409 && !call.resumed)).toBe(true);
+		expect(eventCalls(run).every((call) => call.status === 409 && !call.resumed)).toBe(true);
+	});
+});
+
+describe('On Error → Continue (using error output): every failure reaches the error output', () => {
+	it('on the resume: the failed job on the error output, the transcript on the success output', async () => {
+		const { credentials } = await freshAccount();
+		const run = await pause({
+			parameters: transcribe('pauseUntilWebhook'),
+			input: await mediaAndNotMedia(),
+			credentials,
+			onError: 'continueErrorOutput',
+		});
+		await within(run.finished());
+		const [success, failure] = run.outputs();
+		expect(success.map((item) => [item.json.status, item.pairedItem])).toEqual([
+			['completed', { item: 0 }],
+		]);
+		expect(failure).toHaveLength(1);
+		expect(failure[0].json.error).toMatchObject({ code: 'job_failed', status: 'failed' });
+		expect(failure[0].pairedItem).toEqual({ item: 1 });
+	});
+
+	it("on n8n's own timeout: every stored item on the error output", async () => {
+		const { credentials } = await freshAccount();
+		const run = await pause({
+			parameters: transcribe('pauseUntilWebhook', { options: { maxWaitSeconds: 60 } }),
+			input: await mediaItems(FILES.slice(0, 2)),
+			credentials,
+			onError: 'continueErrorOutput',
+		});
+		await run.timeout();
+		const [success, failure] = run.outputs();
+		expect(success).toEqual([]);
+		expect(failure.map((item) => (item.json.error as { code: string }).code)).toEqual([
+			'max_wait_exceeded',
+			'max_wait_exceeded',
+		]);
 	});
 });
 
 describe('another process receives the events (restart, queue-mode webhook processor)', () => {
-	it('asks the service about the jobs it has heard nothing of, and resumes once', async () => {
+	it('reads the jobs it has heard nothing of, older first, and resumes once', async () => {
 		const { credentials } = await freshAccount();
 		const run = await pause({
 			parameters: transcribe('pauseUntilWebhook'),
@@ -289,25 +460,180 @@ describe('another process receives the events (restart, queue-mode webhook proce
 		expect(run.errors).toEqual([]);
 		expect(run.calls.filter((call) => call.resumed)).toHaveLength(1);
 		expect(run.output().map((item) => item.json.status)).toEqual(['completed', 'completed']);
-		// At least the unaccounted job was asked for before resuming, then each snapshot once.
-		expect(statusRequests().length).toBeGreaterThanOrEqual(3);
+		expect(statusRequests().length).toBeLessThanOrEqual(2 * 2);
+	});
+
+	it('answers 503, not 200, while status reads fail, and resumes with both transcripts once they work again', async () => {
+		const { run, jobIds } = await pauseHeld({
+			parameters: transcribe('pauseUntilWebhook'),
+			input: await mediaItems(FILES.slice(0, 2)),
+		});
+		run.otherProcess = true;
+		await env.admin.setFaults({ rules: [{ route: 'getTranscription', kind: '503' }] });
+		await completeJobs(jobIds);
+		// Each event reaches a process that knows only that event's job: it must read the other one, and cannot.
+		const refused = await until('an event of each job answered 503', async () => {
+			const deliveries = (await env.admin.webhookDeliveries()).filter(
+				(delivery) => delivery.status_code === 503,
+			);
+			const each = jobIds.map((id) => deliveries.find((delivery) => delivery.body.includes(id)));
+			return each.every(Boolean) ? each : undefined;
+		});
+		expect(refused.map((delivery) => delivery!.outcome)).toEqual([
+			'retry_scheduled',
+			'retry_scheduled',
+		]);
+		// Not one 200 while the reads fail.
+		const whileFailing = eventCalls(run);
+		expect(whileFailing.length).toBeGreaterThanOrEqual(2);
+		for (const call of whileFailing) {
+			expect([call.status, call.response]).toEqual([503, { error: 'status_unavailable' }]);
+		}
+		expect(run.status).toBe('waiting');
+		await env.admin.clearFaults();
+
+		// The service delivers them again (3 s, then 27 s later), or a check comes first (5 s, 20 s after the pause).
+		await within(run.finished(), 60_000);
+		expect(run.errors).toEqual([]);
+		expect(run.calls.filter((call) => call.resumed)).toHaveLength(1);
+		expect(run.output().map((item) => [item.json.job_id, item.json.status])).toEqual([
+			[jobIds[0], 'completed'],
+			[jobIds[1], 'completed'],
+		]);
+	}, 90_000);
+});
+
+describe('two webhook processors (queue mode): one resume, one download per artifact', () => {
+	it('events that arrive together at both processors resume the execution once', async () => {
+		const { run, jobIds } = await pauseHeld({
+			parameters: transcribe('pauseUntilWebhook'),
+			input: await mediaItems([...FILES, 'fourth.wav']),
+			processors: 2,
+		});
+		await completeJobs(jobIds);
+
+		await within(run.finished());
+		await env.admin.webhookDeliveries({ waitIdle: true });
+		expect(run.errors).toEqual([]);
+		expect(run.calls.filter((call) => call.resumed)).toHaveLength(1);
+		const events = eventCalls(run);
+		expect(events).toHaveLength(4);
+		expect(new Set(events.map((call) => call.servedBy))).toEqual(new Set([0, 1]));
+		expect(events.every((call) => call.status === 200)).toBe(true);
+		expect(run.output().map((item) => item.json.status)).toEqual([
+			'completed',
+			'completed',
+			'completed',
+			'completed',
+		]);
+		// 4 items × SRT and TXT, each downloaded once.
+		expect(artifactRequests()).toHaveLength(4 * 2);
+		expect(statusRequests().length).toBeLessThanOrEqual(2 * 4);
 	});
 });
 
-describe('a job that ended before the execution was saved waiting', () => {
-	it('is checked once before pausing, since n8n refused its event (409, "running") and the service does not repeat a 409', async () => {
-		const { credentials } = await freshAccount();
-		// Each upload takes 3.5 s: the first job (2 s) ends while the second item is still uploading.
+describe('the watcher: a completion event that never reaches the node', () => {
+	it("n8n answered the batch's last event with its own 200 while starting up: the watcher's check resumes, well before Max Wait", async () => {
+		const { run, jobIds } = await pauseHeld({
+			parameters: transcribe('pauseUntilWebhook'),
+			input: await mediaItems(FILES.slice(0, 2)),
+		});
+		const pausedAt = Date.now();
+		run.startingUp = true;
+		await completeJobs(jobIds);
+		await until('both events answered by n8n itself', async () => {
+			const answered = (await env.admin.webhookDeliveries()).filter(
+				(delivery) =>
+					delivery.status_code === 200 && jobIds.some((id) => delivery.body.includes(id)),
+			);
+			return answered.length >= 2 ? true : undefined;
+		});
+		expect(run.calls.some((call) => call.resumed)).toBe(false);
+		run.startingUp = false;
+
+		// The checks come 5 s and 20 s after the pause; one that met n8n starting up counts for nothing.
+		await within(run.finished(), 60_000);
+		expect(run.errors).toEqual([]);
+		const resumedBy = run.calls.find((call) => call.resumed);
+		expect(resumedBy?.kind).toBe('check');
+		expect(resumedBy!.receivedAtMs - pausedAt).toBeLessThan(60_000);
+		expect(run.output().map((item) => item.json.status)).toEqual(['completed', 'completed']);
+	}, 90_000);
+
+	it('every job ended before the execution was saved waiting (n8n answered 409, which the service does not repeat): the first check resumes', async () => {
+		const { accountId, credentials } = await freshAccount();
+		// Each upload takes 3.5 s and each job is completed as soon as it exists: every job ends while a later item
+		// uploads, the third one while the fourth item uploads, whose job is then refused (an unknown model tier), so
+		// the execution pauses only after.
 		await env.admin.setFaults({
 			rules: [{ route: 'uploadBinary', kind: 'latency', latency_ms: 3500 }],
 		});
+		const completing = completeJobsOf(accountId);
+		const media = makeWav({ seconds: 2 });
+		const input = await Promise.all(
+			['standard', 'standard', 'standard', 'no_such_tier'].map(
+				async (tier, index) =>
+					await binaryItem({
+						data: media,
+						fileName: `part-${index}.wav`,
+						mimeType: 'audio/wav',
+						json: { tier },
+					}),
+			),
+		);
 		const run = await pause({
+			parameters: transcribe('pauseUntilWebhook', {
+				additionalFields: { model_tier: '={{ $json.tier }}' },
+			}),
+			input,
+			credentials,
+			continueOnFail: true,
+		});
+		await completing.stop();
+		expect(run.status).toBe('waiting');
+		expect(eventCalls(run).map((call) => [call.status, call.resumed])).toEqual([
+			[409, false],
+			[409, false],
+			[409, false],
+		]);
+
+		await within(run.finished());
+		expect(run.calls.slice(3).map((call) => [call.kind, call.status, call.resumed])).toEqual([
+			['check', 200, true],
+		]);
+		const output = run.output();
+		expect(output.slice(0, 3).map((item) => item.json.status)).toEqual([
+			'completed',
+			'completed',
+			'completed',
+		]);
+		expect(output[3].json.error).toMatchObject({ http_status: 422 });
+	}, 60_000);
+});
+
+describe('a job that ended before the execution was saved waiting', () => {
+	it("is read by the next event, since n8n refused its own (409, 'running') and the service does not repeat a 409", async () => {
+		const { accountId, credentials } = await freshAccount();
+		// Each upload takes 3.5 s: the first job is completed while the second item is still uploading, the second one
+		// once the execution waits.
+		await env.admin.setFaults({
+			rules: [{ route: 'uploadBinary', kind: 'latency', latency_ms: 3500 }],
+		});
+		const holding = holdJobsOf(accountId);
+		const pausing = pause({
 			parameters: transcribe('pauseUntilWebhook'),
 			input: await mediaItems(FILES.slice(0, 2)),
 			credentials,
 		});
+		const [firstJob] = await until('the first job', () =>
+			holding.held.length > 0 ? holding.held : undefined,
+		);
+		await env.admin.completeJob(firstJob);
+		const run = await pausing;
+		const [, secondJob] = await holding.stop();
+		await env.admin.completeJob(secondJob);
 		await within(run.finished());
-		expect(run.calls.map((call) => [call.status, call.resumed])).toEqual([
+		expect(eventCalls(run).map((call) => [call.status, call.resumed])).toEqual([
 			[409, false],
 			[200, true],
 		]);

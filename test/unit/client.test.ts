@@ -271,15 +271,25 @@ describe('Idempotency-Key (spec 4.2, 4.4, 8)', () => {
 });
 
 describe('derived Idempotency-Keys: the same write keeps its key across n8n retries', () => {
-	const write = { executionId: '4711', nodeId: 'node-a', runIndex: 0, itemIndex: 3, step: 'job' };
+	const write = {
+		instanceId: 'c0ffee',
+		workflowId: 'wf-1',
+		executionId: '4711',
+		nodeId: 'node-a',
+		runIndex: 0,
+		itemIndex: 3,
+		step: 'job',
+	};
 
-	it('is the same for the same execution, node, run, item and step', () => {
+	it('is the same for the same instance, workflow, execution, node, run, item and step', () => {
 		expect(derivedIdempotencyKey(write)).toBe(derivedIdempotencyKey({ ...write }));
 		expect(derivedIdempotencyKey(write)).toMatch(/^n8n-[0-9a-f]{48}$/);
 		expect(idempotencyKeyProblem(derivedIdempotencyKey(write))).toBeUndefined();
 	});
 
 	it.each([
+		['another n8n instance (staging cloned from production)', { instanceId: 'd00d1e' }],
+		['another workflow', { workflowId: 'wf-2' }],
 		['another execution', { executionId: '4712' }],
 		['another node', { nodeId: 'node-b' }],
 		['another run of the node (a loop)', { runIndex: 1 }],

@@ -1,142 +1,275 @@
-// The decisions of a paused Transcribe and Download (nodes/TranscriptionService/pause/state.ts), without I/O.
+// A paused Transcribe and Download without I/O: what it stores in n8n (pause-record.ts), what one process remembers
+// (ledger.ts), what each request decides (decision.ts), and when its watcher checks (watcher.ts).
+import type { PublicTranscriptionResponse } from '../../src/api';
 import {
-	decideAfterCheck,
-	decideOnEvent,
+	hearEvent,
+	learnSnapshot,
+	unknownJobs,
+	verdict,
+	type PauseRequest,
+} from '../../nodes/TranscriptionService/actions/transcription/transcribeAndDownload/decision';
+import {
 	forgetLedger,
 	ledgerOf,
-	pausedItem,
-	pendingJobs,
-	PAUSE_KEY,
+	MAX_LEDGERS,
+	serialised,
+} from '../../nodes/TranscriptionService/actions/transcription/transcribeAndDownload/ledger';
+import {
 	readPause,
+	storedError,
+	storedItem,
 	type PauseRecord,
-} from '../../nodes/TranscriptionService/pause/state';
+} from '../../nodes/TranscriptionService/actions/transcription/transcribeAndDownload/pause-record';
+import {
+	BACKSTOP_MS,
+	checkOutcome,
+	checkTimes,
+	DEADLINE_SKEW_MS,
+	MAX_CHECK_INTERVAL_MS,
+} from '../../nodes/TranscriptionService/actions/transcription/transcribeAndDownload/watcher';
 
 const NODE = 'node-1';
-const record = (item: number, jobId?: string, status = 'queued'): PauseRecord => ({
+const PAUSE = {
 	node_id: NODE,
+	resume_url: 'https://n8n.example.com/webhook-waiting/4711?signature=abc',
+	deadline_at: '2026-11-25T10:30:00.000Z',
+};
+const record = (item: number, jobId?: string, status = 'queued'): PauseRecord => ({
+	...PAUSE,
 	item,
 	formats: ['srt'],
 	...(jobId ? { job_id: jobId, upload_id: `upl_${item}`, status } : {}),
 });
 const FOREVER = Date.now() + 60 * 60 * 1000;
 let executions = 0;
-const freshLedger = (owned: boolean) => ledgerOf(`execution-${++executions}`, FOREVER, owned);
+const freshLedger = () => ledgerOf(`execution-${++executions}`, FOREVER);
+
+const at = (second: number) => new Date(Date.UTC(2026, 10, 25, 10, 0, second)).toISOString();
+type EventRequest = Extract<PauseRequest, { kind: 'event' }>;
+const event = (jobId: string, second: number, status = 'completed'): EventRequest => ({
+	kind: 'event',
+	jobId,
+	status,
+	createdAt: at(second),
+});
+/** The event, as this process has heard it. */
+const heard = (ledger: ReturnType<typeof ledgerOf>, jobId: string, second: number) => {
+	const request = event(jobId, second);
+	hearEvent(ledger, request);
+	return request;
+};
+const snapshot = (jobId: string, status: string, second: number) =>
+	({ job_id: jobId, status, updated_at: at(second) }) as PublicTranscriptionResponse;
 
 describe('the stored items', () => {
-	it('are the error items n8n hands on if the wait runs out, each carrying its record', () => {
-		const item = pausedItem(record(2, 'job_c'), {
-			code: 'max_wait_exceeded',
-			message:
-				'Transcription job job_c did not finish within the Max Wait of 60 s (status "queued")',
-			job_id: 'job_c',
-		});
+	const timeout = { code: 'max_wait_exceeded', message: 'Max Wait ran out', job_id: 'job_c' };
+
+	it("are an error alone (n8n's error-output rule), the record nested inside it", () => {
+		const item = storedItem(record(2, 'job_c'), timeout);
 		expect(item).toEqual({
-			json: {
-				error: expect.objectContaining({ code: 'max_wait_exceeded', job_id: 'job_c' }),
-				[PAUSE_KEY]: record(2, 'job_c'),
-			},
+			json: { error: { ...timeout, pause: record(2, 'job_c') } },
 			pairedItem: { item: 2 },
 		});
+		expect(Object.keys(item.json)).toEqual(['error']);
+		expect(storedError(item)).toEqual(timeout);
 	});
 
 	it('are read back only when every item is a record of this node', () => {
 		const items = [record(0, 'job_a'), record(1)].map((entry) =>
-			pausedItem(entry, { code: 'x', message: 'y' }),
+			storedItem(entry, { code: 'x', message: 'y' }),
 		);
 		expect(readPause(items, NODE)).toEqual([record(0, 'job_a'), record(1)]);
 		expect(readPause(items, 'another-node')).toBeUndefined();
 		expect(readPause([...items, { json: {} }], NODE)).toBeUndefined();
 		expect(readPause([], NODE)).toBeUndefined();
 		expect(readPause('junk', NODE)).toBeUndefined();
-		const badFormat = pausedItem(
-			{ ...record(0, 'job_a'), formats: ['exe' as never] },
-			{ code: 'x', message: 'y' },
-		);
-		expect(readPause([badFormat], NODE)).toBeUndefined();
+		const broken = (change: Partial<PauseRecord>) =>
+			readPause([storedItem({ ...record(0, 'job_a'), ...change }, timeout)], NODE);
+		expect(broken({ formats: ['exe' as never] })).toBeUndefined();
+		expect(broken({ deadline_at: 'soon' })).toBeUndefined();
+		expect(broken({ resume_url: undefined as never })).toBeUndefined();
 	});
 });
 
-describe('decideOnEvent, in the process that paused (it hears every event)', () => {
+describe('the jobs a request reads: those not known to have ended, older first', () => {
+	it('skips jobs known from events or reads, jobs that ended at creation, and items that failed before the pause', () => {
+		const ledger = freshLedger();
+		const records = [
+			record(0, 'job_a'),
+			record(1, 'job_b', 'completed'),
+			record(2),
+			record(3, 'job_d'),
+			record(4, 'job_e'),
+		];
+		expect(unknownJobs(records, ledger)).toEqual(['job_a', 'job_d', 'job_e']);
+		hearEvent(ledger, event('job_d', 5));
+		expect(learnSnapshot(ledger, snapshot('job_a', 'failed', 4))).toBe(true);
+		expect(learnSnapshot(ledger, snapshot('job_e', 'processing', 4))).toBe(false);
+		expect(unknownJobs(records, ledger)).toEqual(['job_e']);
+		expect(ledger.ended.get('job_a')).toEqual({
+			status: 'failed',
+			endedAt: at(4),
+			snapshot: snapshot('job_a', 'failed', 4),
+		});
+	});
+
+	it('an event for a job already read keeps the snapshot, so it is never read again', () => {
+		const ledger = freshLedger();
+		learnSnapshot(ledger, snapshot('job_a', 'completed', 3));
+		hearEvent(ledger, event('job_a', 3));
+		expect(ledger.ended.get('job_a')?.snapshot).toEqual(snapshot('job_a', 'completed', 3));
+	});
+});
+
+describe('the verdict', () => {
 	const records = [record(0, 'job_a'), record(1, 'job_b'), record(2, 'job_c')];
+	const learn = (ledger: ReturnType<typeof freshLedger>, ...jobs: Array<[string, number]>) => {
+		for (const [jobId, second] of jobs) learnSnapshot(ledger, snapshot(jobId, 'completed', second));
+	};
 
-	it('waits, without asking anything, until the last job has ended; then resumes once', () => {
-		const ledger = freshLedger(true);
-		expect(decideOnEvent(records, ledger, 'job_b', 'completed')).toEqual({
+	it('waits while a job is not known to have ended, naming how many', () => {
+		const ledger = freshLedger();
+		learn(ledger, ['job_a', 1]);
+		expect(verdict(records, ledger, event('job_b', 2))).toEqual({ action: 'wait', waitingFor: 2 });
+		expect(verdict(records, ledger, { kind: 'check', deadline: false })).toEqual({
 			action: 'wait',
-			pending: ['job_a', 'job_c'],
+			waitingFor: 2,
 		});
-		expect(decideOnEvent(records, ledger, 'job_a', 'failed')).toEqual({
-			action: 'wait',
-			pending: ['job_c'],
-		});
-		expect(decideOnEvent(records, ledger, 'job_c', 'completed')).toEqual({ action: 'resume' });
-		expect(ledger.resuming).toBe(true);
 	});
 
-	it('a repeated event changes nothing, and after the resume every event is only acknowledged', () => {
-		const ledger = freshLedger(true);
-		expect(decideOnEvent(records, ledger, 'job_a', 'completed').action).toBe('wait');
-		expect(decideOnEvent(records, ledger, 'job_a', 'completed')).toEqual({
-			action: 'wait',
-			pending: ['job_b', 'job_c'],
-		});
-		decideOnEvent(records, ledger, 'job_b', 'completed');
-		expect(decideOnEvent(records, ledger, 'job_c', 'completed').action).toBe('resume');
-		expect(decideOnEvent(records, ledger, 'job_c', 'completed')).toEqual({ action: 'acknowledge' });
-		expect(decideOnEvent(records, ledger, 'job_a', 'completed')).toEqual({ action: 'acknowledge' });
-	});
-
-	it('refuses an event for a job it did not start, and remembers nothing of it', () => {
-		const ledger = freshLedger(true);
-		expect(decideOnEvent(records, ledger, 'job_elsewhere', 'completed')).toEqual({
-			action: 'refuse',
-		});
-		expect(ledger.terminal.size).toBe(0);
-	});
-
-	it('counts jobs that ended before the pause (test keys, the pre-pause check) and items that failed before it', () => {
-		const mixed = [record(0, 'job_a', 'completed'), record(1), record(2, 'job_c', 'processing')];
-		const ledger = freshLedger(true);
-		expect(pendingJobs(mixed, ledger)).toEqual(['job_c']);
-		expect(decideOnEvent(mixed, ledger, 'job_c', 'failed')).toEqual({ action: 'resume' });
-	});
-});
-
-describe('decideOnEvent, in another process (a restart, a queue-mode webhook processor)', () => {
-	const records = [record(0, 'job_a'), record(1, 'job_b')];
-
-	it('asks about the jobs it has heard nothing of, and resumes when the answers show all ended', () => {
-		const ledger = freshLedger(false);
-		expect(decideOnEvent(records, ledger, 'job_a', 'completed')).toEqual({
-			action: 'check',
-			pending: ['job_b'],
-		});
-		expect(decideAfterCheck(records, ledger)).toEqual({ action: 'wait', pending: ['job_b'] });
-		ledger.terminal.set('job_b', 'completed');
-		expect(decideAfterCheck(records, ledger)).toEqual({ action: 'resume' });
-		expect(decideAfterCheck(records, ledger)).toEqual({ action: 'acknowledge' });
-	});
-
-	it('a single-item pause resumes on its event with no question', () => {
-		expect(decideOnEvent([record(0, 'job_a')], freshLedger(false), 'job_a', 'completed')).toEqual({
+	it('the deadline check resumes whatever the jobs say', () => {
+		expect(verdict(records, freshLedger(), { kind: 'check', deadline: true })).toEqual({
 			action: 'resume',
 		});
 	});
-});
 
-describe('the ledger of a paused execution', () => {
-	it('is one per execution in this process, kept owned if the pauser made it, and forgotten on request', () => {
-		const first = ledgerOf('execution-ledger', FOREVER, true);
-		expect(ledgerOf('execution-ledger', FOREVER)).toBe(first);
-		expect(first.owned).toBe(true);
-		forgetLedger('execution-ledger');
-		expect(ledgerOf('execution-ledger', FOREVER).owned).toBe(false);
+	it('resumes on the event created last', () => {
+		const ledger = freshLedger();
+		learn(ledger, ['job_a', 1], ['job_c', 2]);
+		const last = heard(ledger, 'job_b', 3);
+		expect(verdict(records, ledger, last)).toEqual({ action: 'resume' });
 	});
 
-	it('is dropped once its time has passed', () => {
-		const stale = ledgerOf('execution-stale', Date.now() - 1, true);
-		stale.terminal.set('job_a', 'completed');
+	it("defers an event when a job it read ended after the event was created: that job's event resumes", () => {
+		const ledger = freshLedger();
+		learn(ledger, ['job_a', 1], ['job_c', 7]);
+		const early = heard(ledger, 'job_b', 3);
+		expect(verdict(records, ledger, early)).toEqual({ action: 'defer', laterJobId: 'job_c' });
+		// A check never defers.
+		expect(verdict(records, ledger, { kind: 'check', deadline: false })).toEqual({
+			action: 'resume',
+		});
+	});
+
+	it('equal end times: the later item resumes, the earlier defers', () => {
+		const processOne = freshLedger();
+		learn(processOne, ['job_a', 1], ['job_c', 5]);
+		const eventB = heard(processOne, 'job_b', 5);
+		expect(verdict(records, processOne, eventB)).toEqual({ action: 'defer', laterJobId: 'job_c' });
+
+		const processTwo = freshLedger();
+		learn(processTwo, ['job_a', 1], ['job_b', 5]);
+		const eventC = heard(processTwo, 'job_c', 5);
+		expect(verdict(records, processTwo, eventC)).toEqual({ action: 'resume' });
+	});
+
+	it('a cancelled job sends no event: one that ended later is no reason to defer', () => {
+		const ledger = freshLedger();
+		learn(ledger, ['job_a', 1]);
+		learnSnapshot(ledger, snapshot('job_c', 'cancelled', 9));
+		const eventB = heard(ledger, 'job_b', 3);
+		expect(verdict(records, ledger, eventB)).toEqual({ action: 'resume' });
+	});
+
+	it('of two processors that each hear one event and read the other job, exactly one resumes', () => {
+		const pair = [record(0, 'job_a'), record(1, 'job_b')];
+		const [first, second] = [freshLedger(), freshLedger()];
+		const eventA = event('job_a', 4);
+		const eventB = event('job_b', 6);
+		hearEvent(first, eventA);
+		learn(first, ['job_b', 6]);
+		hearEvent(second, eventB);
+		learn(second, ['job_a', 4]);
+		const verdicts = [verdict(pair, first, eventA), verdict(pair, second, eventB)];
+		expect(verdicts).toEqual([{ action: 'defer', laterJobId: 'job_b' }, { action: 'resume' }]);
+	});
+});
+
+describe('the ledger of a paused execution in one process', () => {
+	it('is one per execution, and forgetting it stops its watcher', () => {
+		const first = ledgerOf('execution-ledger', FOREVER);
+		expect(ledgerOf('execution-ledger', FOREVER)).toBe(first);
+		const watcher = new AbortController();
+		first.watcher = watcher;
+		forgetLedger('execution-ledger');
+		expect(watcher.signal.aborted).toBe(true);
+		expect(ledgerOf('execution-ledger', FOREVER)).not.toBe(first);
+	});
+
+	it('is dropped once its time has passed, and at most MAX_LEDGERS are kept', () => {
+		const stale = ledgerOf('execution-stale', Date.now() - 1);
+		stale.ended.set('job_a', { status: 'completed', endedAt: at(1) });
 		ledgerOf('execution-other', FOREVER);
-		expect(ledgerOf('execution-stale', FOREVER).terminal.size).toBe(0);
+		expect(ledgerOf('execution-stale', FOREVER).ended.size).toBe(0);
+
+		const soonest = ledgerOf('execution-soonest', Date.now() + 1000);
+		for (let index = 0; index < MAX_LEDGERS; index++) ledgerOf(`execution-many-${index}`, FOREVER);
+		expect(ledgerOf('execution-soonest', FOREVER)).not.toBe(soonest);
+	});
+
+	it('runs the requests of one execution one after the other', async () => {
+		const ledger = freshLedger();
+		const order: string[] = [];
+		const slow = serialised(ledger, async () => {
+			order.push('first starts');
+			await new Promise((resolve) => setImmediate(resolve));
+			order.push('first ends');
+			throw new Error('a failed request does not block the next');
+		});
+		const next = serialised(ledger, async () => {
+			order.push('second');
+			return 2;
+		});
+		await expect(slow).rejects.toThrow('does not block');
+		expect(await next).toBe(2);
+		expect(order).toEqual(['first starts', 'first ends', 'second']);
+	});
+});
+
+describe('the watcher', () => {
+	it('checks soon after the pause, then at intervals growing ×3, then at Max Wait and shortly after until the backstop', () => {
+		const startMs = 0;
+		const deadlineAtMs = 30 * 60 * 1000;
+		const times = checkTimes({ startMs, firstInMs: 5000, deadlineAtMs });
+		const beforeDeadline = times.filter((time) => time < deadlineAtMs);
+		expect(beforeDeadline).toEqual([5_000, 20_000, 65_000, 200_000, 605_000]);
+		expect(beforeDeadline.at(-1)).toBeLessThan(deadlineAtMs - DEADLINE_SKEW_MS);
+		const fromDeadline = times.filter((time) => time >= deadlineAtMs);
+		expect(fromDeadline[0]).toBe(deadlineAtMs);
+		expect(fromDeadline.at(-1)).toBeLessThan(deadlineAtMs + BACKSTOP_MS);
+	});
+
+	it('never waits longer than MAX_CHECK_INTERVAL_MS between two checks', () => {
+		const times = checkTimes({ startMs: 0, firstInMs: 5000, deadlineAtMs: 24 * 3600_000 });
+		const gaps = times.slice(1).map((time, index) => time - times[index]);
+		expect(Math.max(...gaps)).toBe(MAX_CHECK_INTERVAL_MS);
+	});
+
+	it("tells this node's answers from n8n's own", () => {
+		expect(checkOutcome(200, { received: true, pause_check: 'waiting', waiting_for: 2 })).toBe(
+			'waiting',
+		);
+		expect(checkOutcome(503, { error: 'status_unavailable', pause_check: 'read_failed' })).toBe(
+			'read_failed',
+		);
+		expect(checkOutcome(409, { code: 409, message: 'The execution "7" is running already.' })).toBe(
+			'not_waiting',
+		);
+		expect(checkOutcome(404, { code: 404, message: 'The execution "7" does not exist.' })).toBe(
+			'not_waiting',
+		);
+		expect(checkOutcome(401, { error: 'signature_mismatch' })).toBe('unreachable');
+		expect(checkOutcome(502, undefined)).toBe('unreachable');
+		expect(checkOutcome(200, { pause_check: 'made up' })).toBe('unreachable');
 	});
 });

@@ -45,12 +45,15 @@ export async function router(this: IExecuteFunctions): Promise<INodeExecutionDat
 		);
 	}
 	const client = new TranscriptionServiceClient(this);
-	if (operation.executeAll) return await operation.executeAll.call(this, client);
-
 	const concurrency = operation.concurrency?.call(this) ?? 1;
 	const outcomes = await runItems(this, concurrency, async (itemIndex) => {
 		const output = await operation.execute.call(this, itemIndex, client);
 		return output.map((item) => ({ ...item, pairedItem: { item: itemIndex } }));
 	});
-	return [outcomes.flatMap((outcome) => (outcome.ok ? outcome.value : [outcome.failedItem]))];
+	const batchOutput = await operation.afterItems?.call(this, client, outcomes);
+	return (
+		batchOutput ?? [
+			outcomes.flatMap((outcome) => (outcome.ok ? outcome.value : [outcome.failedItem])),
+		]
+	);
 }

@@ -6,6 +6,7 @@ import type {
 } from 'n8n-workflow';
 
 import type { TranscriptionServiceClient } from '../../shared/transport';
+import type { ItemOutcome } from '../helpers/items';
 import type { OperationName, ResourceName } from './node.type';
 
 /** What every `<operation>.operation.ts` exports. */
@@ -19,11 +20,15 @@ export interface OperationModule {
 	): Promise<INodeExecutionData[]>;
 	/** How many input items may run at once (default 1). */
 	concurrency?(this: IExecuteFunctions): number;
-	/** Runs all items at once instead of item by item (an operation that may pause the execution). */
-	executeAll?(
+	/**
+	 * A step over the whole batch once every item ran (e.g. putting the execution to wait until the items' jobs end):
+	 * returns the node's output, or undefined to output the items as they are.
+	 */
+	afterItems?(
 		this: IExecuteFunctions,
 		client: TranscriptionServiceClient,
-	): Promise<INodeExecutionData[][]>;
+		outcomes: Array<ItemOutcome<INodeExecutionData[]>>,
+	): Promise<INodeExecutionData[][] | undefined>;
 }
 
 /** One operation as the editor offers it: the option in the Operation list, and its module. */

@@ -8,9 +8,9 @@ import {
 import { operationError } from '../../shared/errors';
 
 /**
- * The Idempotency-Key of one POST: the user's (checked against the API's 1–200 characters) or one derived from the
- * execution, this node, its run and the item, so that n8n's Retry On Fail replays a committed slot or job instead of
- * creating a second one. The transport sends the same key on every retry of that call.
+ * The Idempotency-Key of one POST: the user's (checked against the API's 1–200 characters) or one derived from this
+ * n8n instance, the workflow, the execution, this node, its run and the item, so that n8n's Retry On Fail replays a
+ * committed slot or job instead of creating a second one. The transport sends the same key on every retry of that call.
  */
 export function idempotencyKeyFor(
 	context: IExecuteFunctions,
@@ -36,6 +36,8 @@ function writeKey(context: IExecuteFunctions, itemIndex: number, step: string): 
 	const executionId = context.getExecutionId();
 	if (!executionId) return generateIdempotencyKey();
 	return derivedIdempotencyKey({
+		instanceId: context.getInstanceId(),
+		workflowId: String(context.getWorkflow().id ?? ''),
 		executionId,
 		nodeId: context.getNode().id,
 		runIndex: context.getWorkflowDataProxy(itemIndex).$runIndex,

@@ -18,11 +18,11 @@ export async function runItems<T>(
 	const count = context.getInputData().length;
 	const cancelSignal = context.getExecutionCancelSignal();
 	const outcomes: Array<ItemOutcome<T>> = new Array(count);
-	let next = 0;
 	let failure: unknown;
-	const worker = async () => {
-		while (failure === undefined && next < count) {
-			const itemIndex = next++;
+	await forEachConcurrently(
+		count,
+		concurrency,
+		async (itemIndex) => {
 			try {
 				outcomes[itemIndex] = { ok: true, value: await work(itemIndex) };
 			} catch (error) {
@@ -30,12 +30,29 @@ export async function runItems<T>(
 				if (!context.continueOnFail() || cancelSignal?.aborted) failure ??= itemFailure;
 				else outcomes[itemIndex] = { ok: false, failedItem: failedItem(itemFailure, itemIndex) };
 			}
-		}
+		},
+		() => failure !== undefined,
+	);
+	if (failure !== undefined) throw failure;
+	return outcomes;
+}
+
+/**
+ * The one worker pool: `work(index)` for every index below `count`, at most `concurrency` at a time, each index once.
+ * Once `stop()` says so no new index starts; the ones in flight finish.
+ */
+export async function forEachConcurrently(
+	count: number,
+	concurrency: number,
+	work: (index: number) => Promise<void>,
+	stop: () => boolean = () => false,
+): Promise<void> {
+	let next = 0;
+	const worker = async () => {
+		while (!stop() && next < count) await work(next++);
 	};
 	const workers = Math.max(1, Math.min(count, concurrency));
 	await Promise.all(Array.from({ length: workers }, worker));
-	if (failure !== undefined) throw failure;
-	return outcomes;
 }
 
 /** The item a failure becomes under Continue On Fail: json.error is the item error, whole. */

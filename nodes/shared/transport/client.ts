@@ -20,7 +20,7 @@ import {
 	type RetryPolicy,
 } from '../../../src/client';
 import { apiError, type ApiErrorFields } from '../errors';
-import { pause } from '../pause';
+import { abortableSleep } from '../abortable-sleep';
 import { cancelSignalOf, type BinaryStream, type RequestContext } from './context';
 import {
 	lowerCaseHeaders,
@@ -130,7 +130,7 @@ export class TranscriptionServiceClient {
 					json: request.body,
 					raw,
 					contentLength: request.contentLength,
-					timeoutMs: request.timeoutMs ?? 60_000,
+					timeoutMs: request.timeoutMs ?? this.policy.attemptTimeoutMs ?? 60_000,
 					signal,
 				});
 				const headers = lowerCaseHeaders(response.headers);
@@ -159,7 +159,7 @@ export class TranscriptionServiceClient {
 			);
 			if (decision.retry) {
 				if (!response) unansweredAttempts++;
-				await pause(decision.delayMs, signal);
+				await abortableSleep(decision.delayMs, signal);
 				continue;
 			}
 			if (response) {
@@ -206,7 +206,7 @@ export class TranscriptionServiceClient {
 					itemIndex,
 				);
 			}
-			await pause(delay, signal);
+			await abortableSleep(delay, signal);
 		}
 	}
 

@@ -54,21 +54,28 @@ export function nodeType(name: string): string {
 	return `${PACKAGE_NAME}.${name}`;
 }
 
-let loaderPromise: Promise<LazyPackageDirectoryLoader> | undefined;
+const loaders = new Map<string, Promise<LazyPackageDirectoryLoader>>();
 
-/** Loads dist/ through n8n's package loader; refuses a dist/ older than its sources (run `npm run build`). */
-export function loadPackage(): Promise<LazyPackageDirectoryLoader> {
-	loaderPromise ??= (async () => {
-		const stale = staleBuildReasons(PACKAGE_DIR);
-		if (stale.length > 0)
-			throw new Error(
-				`dist/ does not match the sources, so the built package would be stale code (${describeStaleBuild(stale)}): run npm run build`,
-			);
-		const loader = new LazyPackageDirectoryLoader(PACKAGE_DIR);
-		await loader.loadAll();
-		return loader;
-	})();
-	return loaderPromise;
+/**
+ * Loads dist/ through n8n's package loader; refuses a dist/ older than its sources (run `npm run build`). Another
+ * package directory (an earlier build, for a baseline) is loaded as it is.
+ */
+export function loadPackage(packageDir = PACKAGE_DIR): Promise<LazyPackageDirectoryLoader> {
+	let loader = loaders.get(packageDir);
+	if (!loader) {
+		loader = (async () => {
+			const stale = packageDir === PACKAGE_DIR ? staleBuildReasons(PACKAGE_DIR) : [];
+			if (stale.length > 0)
+				throw new Error(
+					`dist/ does not match the sources, so the built package would be stale code (${describeStaleBuild(stale)}): run npm run build`,
+				);
+			const packageLoader = new LazyPackageDirectoryLoader(packageDir);
+			await packageLoader.loadAll();
+			return packageLoader;
+		})();
+		loaders.set(packageDir, loader);
+	}
+	return loader;
 }
 
 /** n8n's NodeTypes over the loaded package; types may be given with or without the package name. */

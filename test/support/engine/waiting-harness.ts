@@ -3,6 +3,9 @@
 // way n8n's waiting-webhooks.ts serves them: 409 while it runs or once it finished, otherwise the stack entry's node
 // disabled, its last run data removed, the node's webhook() run in n8n-core's WebhookContext, and — when webhook()
 // returns data — that data put on the stack and the execution continued. `timeout()` is n8n's WaitTracker firing.
+// Requests may be served by the process that paused, by a fresh copy of the package per request (a restarted
+// process), or by N long-lived copies (queue mode's webhook processors), each with its own module state.
+import { existsSync } from 'node:fs';
 import { once } from 'node:events';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -42,6 +45,10 @@ let executionCounter = 0;
 export type ExecutionStatus = 'running' | 'waiting' | 'finished';
 
 export interface ResumeCall {
+	/** A service event, or the pack's own signed check (X-Pause-Check-* headers). */
+	kind: 'event' | 'check';
+	/** Which copy served it: 'pauser', 'fresh', or the processor's index. */
+	servedBy: 'pauser' | 'fresh' | number;
 	status: number;
 	response: unknown;
 	/** webhook() handed n8n data: the execution was continued. */
@@ -55,7 +62,24 @@ export interface PausedRunOptions {
 	input: INodeExecutionData[];
 	credentials: TestCredentials;
 	continueOnFail?: boolean;
+	/** n8n's "On Error" (overrides continueOnFail): continueErrorOutput gives the node a second, error output. */
+	onError?: INode['onError'];
+	/** The package to run (default: this one's dist/), e.g. an earlier build for a baseline. */
+	packageDir?: string;
+	/** Serve requests from this many long-lived copies of the package (webhook processors), none by the pauser. */
+	processors?: number;
 }
+
+/** The node module and the ledger module of one loaded copy of the package. */
+interface PackageCopy {
+	nodeType: INodeType;
+	/** forgetLedger of this copy, where the package has one: stops its watchers when the run closes. */
+	forgetLedger?: (executionId: string) => void;
+}
+
+const NODE_FILE = 'dist/nodes/TranscriptionService/TranscriptionService.node.js';
+const LEDGER_FILE =
+	'dist/nodes/TranscriptionService/actions/transcription/transcribeAndDownload/ledger.js';
 
 export class PausedRun {
 	status: ExecutionStatus = 'running';
@@ -70,10 +94,19 @@ export class PausedRun {
 	finishedAtMs: number | undefined;
 	/** Serves webhook() from a separately loaded copy of the package, as another process (restart, webhook processor) would. */
 	otherProcess = false;
+	/** n8n is starting up: it answers every request "200 n8n is starting up" and runs nothing (the real n8n does). */
+	startingUp = false;
+	/** Which processor serves the next request (default: in turn), when the run has processors. */
+	route: (callIndex: number, kind: ResumeCall['kind']) => number = (callIndex) =>
+		callIndex % this.processors.length;
 	private saved!: IRunExecutionData;
 	private readonly executionId = `paused-${process.pid}-${++executionCounter}`;
 	private readonly nodes: INode[];
 	private readonly finishedWaiters: Array<() => void> = [];
+	private readonly processors: PackageCopy[];
+	/** Every copy that served a request, so that close() stops the watchers they started. */
+	private readonly copies: PackageCopy[] = [];
+	private requestCount = 0;
 
 	private constructor(
 		private readonly options: PausedRunOptions,
@@ -81,7 +114,12 @@ export class PausedRun {
 		private readonly credentialsHelper: FixtureCredentialsHelper,
 		private readonly server: Server,
 		readonly origin: string,
+		private readonly pauser: PackageCopy,
 	) {
+		this.processors = Array.from({ length: options.processors ?? 0 }, () => this.loadCopy());
+		this.copies.push(pauser);
+		const onError =
+			options.onError ?? (options.continueOnFail ? 'continueRegularOutput' : undefined);
 		this.nodes = [
 			{
 				id: 'pausing-node',
@@ -91,24 +129,31 @@ export class PausedRun {
 				position: [0, 0],
 				parameters: options.parameters,
 				credentials: { [CREDENTIAL_TYPE]: { id: 'cred-1', name: 'Transcription Service account' } },
-				...(options.continueOnFail ? { onError: 'continueRegularOutput' as const } : {}),
+				...(onError ? { onError } : {}),
 			},
 		];
 	}
 
 	/** Runs the workflow until it pauses (or ends); the resume URL is served on loopback from then on. */
 	static async start(options: PausedRunOptions): Promise<PausedRun> {
-		const loader = await loadPackage();
+		const packageDir = options.packageDir ?? PACKAGE_DIR;
+		const loader = await loadPackage(packageDir);
+		const nodeTypes = new PackageNodeTypes(loader);
 		const app = express();
 		const server = app.listen(0, '127.0.0.1');
 		await once(server, 'listening');
 		const origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
 		const run = new PausedRun(
 			options,
-			new PackageNodeTypes(loader),
+			nodeTypes,
 			new FixtureCredentialsHelper(loader, fixtureCredentials(options.credentials)),
 			server,
 			origin,
+			{
+				nodeType: nodeTypes.getByNameAndVersion(nodeType('transcriptionService')),
+				// eslint-disable-next-line @typescript-eslint/no-require-imports
+				forgetLedger: ledgerModule(packageDir, (file) => require(file) as LedgerModule),
+			},
 		);
 		app.use(rawBodyReader(await loadParseIncomingMessage()));
 		app.post('/webhook-waiting/:executionId', (req, res) => void run.serve(req, res));
@@ -127,9 +172,14 @@ export class PausedRun {
 
 	/** The pausing node's output items in the last run that produced any. */
 	output(): INodeExecutionData[] {
+		return this.outputs()[0] ?? [];
+	}
+
+	/** Every output of the pausing node in the last run (with "continueErrorOutput", the second is the error output). */
+	outputs(): INodeExecutionData[][] {
 		const run = this.finalRun ?? this.firstRun;
 		const tasks = run.data.resultData.runData[PAUSING_NODE] ?? [];
-		return tasks.at(-1)?.data?.main?.[0] ?? [];
+		return (tasks.at(-1)?.data?.main ?? []).map((items) => items ?? []);
 	}
 
 	/** The items n8n stored on the paused stack entry. */
@@ -151,7 +201,9 @@ export class PausedRun {
 		this.settle(this.finalRun);
 	}
 
+	/** Stops the watchers every copy started for this execution, then the server. */
 	async close(): Promise<void> {
+		for (const copy of this.copies) copy.forgetLedger?.(this.executionId);
 		this.server.closeAllConnections();
 		this.server.close();
 		await once(this.server, 'close');
@@ -188,8 +240,16 @@ export class PausedRun {
 	/** n8n's WaitingWebhooks.executeWebhook for a POST without suffix. */
 	private async serve(req: Request, res: Response): Promise<void> {
 		const receivedAtMs = Date.now();
-		const record = (call: Omit<ResumeCall, 'receivedAtMs'>) =>
-			this.calls.push({ ...call, receivedAtMs });
+		const kind: ResumeCall['kind'] =
+			req.headers['x-pause-check-signature'] === undefined ? 'event' : 'check';
+		const served = this.servingCopy(kind);
+		const record = (call: Omit<ResumeCall, 'receivedAtMs' | 'kind' | 'servedBy'>) =>
+			this.calls.push({ ...call, kind, servedBy: served.by, receivedAtMs });
+		if (this.startingUp) {
+			res.status(200).json({ message: 'n8n is starting up. Please wait' });
+			record({ status: 200, response: undefined, resumed: false });
+			return;
+		}
 		if (req.params.executionId !== this.executionId) {
 			res
 				.status(404)
@@ -235,7 +295,7 @@ export class PausedRun {
 		});
 		additionalData.httpRequest = req;
 		additionalData.httpResponse = res;
-		const nodeType = this.webhookNodeType();
+		const nodeType = served.copy.nodeType;
 		const webhookData: IWebhookData = {
 			httpMethod: 'POST',
 			node: lastNode,
@@ -281,22 +341,70 @@ export class PausedRun {
 		this.settle(this.finalRun);
 	}
 
-	/** The node type of this process, or a separately loaded copy with its own module state. */
-	private webhookNodeType(): INodeType {
-		if (!this.otherProcess)
-			return this.nodeTypes.getByNameAndVersion(nodeType('transcriptionService'));
-		let fresh: INodeType | undefined;
-		jest.isolateModules(() => {
-			const file = path.join(
-				PACKAGE_DIR,
-				'dist/nodes/TranscriptionService/TranscriptionService.node.js',
-			);
-			// eslint-disable-next-line @typescript-eslint/no-require-imports
-			const { TranscriptionService } = require(file) as {
+	/** The copy that serves this request: the pauser, a fresh one (a restarted process), or a processor. */
+	private servingCopy(kind: ResumeCall['kind']): {
+		copy: PackageCopy;
+		by: ResumeCall['servedBy'];
+	} {
+		const callIndex = this.requestCount++;
+		if (this.processors.length > 0) {
+			const index = this.route(callIndex, kind);
+			return { copy: this.processors[index], by: index };
+		}
+		if (this.otherProcess) return { copy: this.loadCopy(), by: 'fresh' };
+		return { copy: this.pauser, by: 'pauser' };
+	}
+
+	/** A separately loaded copy of the package, with its own module state (ledgers, watchers, pacers). */
+	private loadCopy(): PackageCopy {
+		const packageDir = this.options.packageDir ?? PACKAGE_DIR;
+		const copy = isolatedRequire(packageDir, (load) => {
+			const { TranscriptionService } = load(path.join(packageDir, NODE_FILE)) as {
 				TranscriptionService: new () => INodeType;
 			};
-			fresh = new TranscriptionService();
+			return {
+				nodeType: NodeHelpers.getVersionedNodeType(new TranscriptionService(), 1),
+				forgetLedger: ledgerModule(packageDir, (file) => load(file) as LedgerModule),
+			};
 		});
-		return NodeHelpers.getVersionedNodeType(fresh as INodeType, 1);
+		this.copies.push(copy);
+		return copy;
+	}
+}
+
+type LedgerModule = { forgetLedger?: (executionId: string) => void };
+
+function ledgerModule(
+	packageDir: string,
+	load: (file: string) => LedgerModule,
+): PackageCopy['forgetLedger'] {
+	const file = path.join(packageDir, LEDGER_FILE);
+	return existsSync(file) ? load(file).forgetLedger : undefined;
+}
+
+/**
+ * Runs `use` with a `load` that requires the package's files afresh, apart from every copy loaded before: under jest
+ * in an isolated module registry, under plain Node (the benchmarks) by setting the package's entries in require's
+ * cache aside while it runs.
+ */
+function isolatedRequire<T>(packageDir: string, use: (load: (file: string) => unknown) => T): T {
+	// eslint-disable-next-line @typescript-eslint/no-require-imports
+	const load = (file: string) => require(file) as unknown;
+	if (typeof jest !== 'undefined') {
+		let result: T | undefined;
+		jest.isolateModules(() => {
+			result = use(load);
+		});
+		return result as T;
+	}
+	const dist = path.join(packageDir, 'dist') + path.sep;
+	const ours = () => Object.keys(require.cache).filter((key) => key.startsWith(dist));
+	const setAside = new Map(ours().map((key) => [key, require.cache[key]]));
+	for (const key of setAside.keys()) delete require.cache[key];
+	try {
+		return use(load);
+	} finally {
+		for (const key of ours()) delete require.cache[key];
+		for (const [key, module] of setAside) require.cache[key] = module;
 	}
 }

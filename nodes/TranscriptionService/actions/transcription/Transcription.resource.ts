@@ -4,7 +4,7 @@ import * as create from './create.operation';
 import * as downloadArtifact from './downloadArtifact.operation';
 import * as get from './get.operation';
 import * as getAll from './getAll.operation';
-import * as transcribeAndDownload from './transcribeAndDownload.operation';
+import * as transcribeAndDownload from './transcribeAndDownload/transcribeAndDownload.operation';
 
 export const operations: ResourceOperations<'transcription'> = {
 	create: {

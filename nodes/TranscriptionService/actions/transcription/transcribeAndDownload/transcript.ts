@@ -2,15 +2,15 @@
 // SRT) and one binary per format. The same for Poll and Pause Until Webhook, so both modes output the same items.
 import type { IBinaryKeyData, IDataObject, INodeExecutionData } from 'n8n-workflow';
 
-import type { PublicTranscriptionResponse } from '../../../src/api';
-import type { ArtifactFormat } from '../../../src/artifacts';
+import type { PublicTranscriptionResponse } from '../../../../../src/api';
+import type { ArtifactFormat } from '../../../../../src/artifacts';
 import {
 	artifactBinary,
 	fetchArtifact,
 	isTextFormat,
 	type ArtifactContext,
-} from '../../shared/artifact';
-import type { TranscriptionServiceClient } from '../../shared/transport';
+} from '../../../../shared/artifact';
+import type { TranscriptionServiceClient } from '../../../../shared/transport';
 
 export async function transcriptItem(
 	context: ArtifactContext,

@@ -1,3 +1,5 @@
+// Transcribe and Download: one input file in, its transcript out (a binary per format), waiting for the job in one of
+// two modes. This file holds the operation's parameters and the Wait Mode switch; each mode lives beside it.
 import type {
 	IDataObject,
 	IExecuteFunctions,
@@ -6,16 +8,13 @@ import type {
 } from 'n8n-workflow';
 import { updateDisplayOptions } from 'n8n-workflow';
 
-import { asItemFailure } from '../../../shared/errors';
-import type { TranscriptionServiceClient } from '../../../shared/transport';
-import { artifactFormatOptions } from '../../../shared/vocabulary';
-import { inputBinaryFieldProperty } from '../../helpers/binary';
-import { maxWaitMs, readTranscribeItem, startJob } from '../../helpers/transcribe';
-import { transcriptItem } from '../../helpers/transcript';
-import { transcriptionOptionsProperty } from '../../helpers/transcription';
-import { assertCompleted, waitForJob } from '../../helpers/wait';
-import { isToolVariant, pauseUntilWebhook } from '../../pause/start';
-import { runItems } from '../../helpers/items';
+import type { TranscriptionServiceClient } from '../../../../shared/transport';
+import { artifactFormatOptions } from '../../../../shared/vocabulary';
+import { inputBinaryFieldProperty } from '../../../helpers/binary';
+import type { ItemOutcome } from '../../../helpers/items';
+import { transcriptionOptionsProperty } from '../../../helpers/transcription';
+import { pauseUntilWebhook, startPausedJob } from './pause-mode';
+import { pollItem } from './poll-mode';
 
 const MAX_CONCURRENCY = 10;
 
@@ -44,7 +43,7 @@ const properties: INodeProperties[] = [
 				name: 'Pause Until Webhook',
 				value: 'pauseUntilWebhook',
 				description:
-					"Pause the execution until the service's signed events say every job ended: no worker slot held, no status requests. n8n must be reachable from the service over public HTTPS.",
+					"Pause the execution until the service's signed events say every job ended: no worker slot held, a few status checks in all. n8n must be reachable from the service over public HTTPS.",
 			},
 			{
 				name: 'Poll',
@@ -57,7 +56,7 @@ const properties: INodeProperties[] = [
 	},
 	{
 		displayName:
-			"The execution pauses until the service's completion events arrive at its resume URL ($execution.resumeUrl): n8n's WEBHOOK_URL must be a public HTTPS address on port 443, and the credential needs the Signing Secret. Failures after the pause (a failed job, Max Wait) come out as items with an <code>error</code> field, whatever On Error says: n8n does not run the node again when it resumes.",
+			"The execution pauses until the service's completion events arrive at its resume URL ($execution.resumeUrl): n8n's WEBHOOK_URL must be a public HTTPS address on port 443, and the credential needs the Signing Secret. n8n also checks the jobs now and then (for an event that got lost) and once at Max Wait. Failures after the pause (a failed job, Max Wait) come out as items with an <code>error</code> field, on the error output with On Error → Continue (using error output). Should every n8n process that knew the paused execution restart and no event come after, n8n ends the wait itself 10 minutes after Max Wait: its items then say max_wait_exceeded with the status at the pause, even for jobs that completed.",
 		name: 'pauseNotice',
 		type: 'notice',
 		default: '',
@@ -125,48 +124,33 @@ export function concurrency(this: IExecuteFunctions): number {
 		: 1;
 }
 
-export async function executeAll(
-	this: IExecuteFunctions,
-	client: TranscriptionServiceClient,
-): Promise<INodeExecutionData[][]> {
-	const waitMode = this.getNodeParameter('waitMode', 0, 'poll') as WaitMode;
-	// As an AI agent's tool the node runs inside the agent's step, which cannot pause: it polls.
-	if (waitMode === 'pauseUntilWebhook' && !isToolVariant(this)) {
-		return await pauseUntilWebhook.call(this, client, concurrency.call(this));
-	}
-	const outcomes = await runItems(this, concurrency.call(this), async (itemIndex) => ({
-		...(await execute.call(this, itemIndex, client))[0],
-		pairedItem: { item: itemIndex },
-	}));
-	return [outcomes.map((outcome) => (outcome.ok ? outcome.value : outcome.failedItem))];
+/**
+ * The mode this run waits in. As an AI agent's tool the node runs inside the agent's step, which cannot pause: it
+ * polls.
+ */
+function waitModeOf(context: IExecuteFunctions): WaitMode {
+	const waitMode = context.getNodeParameter('waitMode', 0, 'poll') as WaitMode;
+	const isTool = context.getNode().type.endsWith('Tool');
+	return waitMode === 'pauseUntilWebhook' && !isTool ? 'pauseUntilWebhook' : 'poll';
 }
 
-/** Poll mode, one item: start the job, wait for it with conditional status checks, download. */
+/** One item: Poll mode runs it to its transcript; Pause Until Webhook starts its job and leaves the wait to the batch. */
 export async function execute(
 	this: IExecuteFunctions,
 	itemIndex: number,
 	client: TranscriptionServiceClient,
 ): Promise<INodeExecutionData[]> {
-	const item = readTranscribeItem(this, itemIndex);
-	const { uploadId, created } = await startJob(this, client, itemIndex, item);
-	try {
-		const job = await waitForJob(
-			this,
-			client,
-			created.job_id,
-			{
-				maxWaitMs: maxWaitMs(item.options),
-				initialIntervalMs: Number(item.options.pollIntervalSeconds ?? 2) * 1000,
-				maxIntervalMs: Number(item.options.maxPollIntervalSeconds ?? 30) * 1000,
-			},
-			itemIndex,
-		);
-		assertCompleted(this, job, itemIndex);
-		return [await transcriptItem(this, client, job, item.formats, itemIndex)];
-	} catch (error) {
-		throw asItemFailure(this.getNode(), error, itemIndex, {
-			upload_id: uploadId,
-			job_id: created.job_id,
-		});
-	}
+	return waitModeOf(this) === 'pauseUntilWebhook'
+		? [await startPausedJob(this, client, itemIndex)]
+		: [await pollItem(this, client, itemIndex)];
+}
+
+/** Pause Until Webhook waits for the whole batch at once: the execution is paused until every job has ended. */
+export async function afterItems(
+	this: IExecuteFunctions,
+	client: TranscriptionServiceClient,
+	outcomes: Array<ItemOutcome<INodeExecutionData[]>>,
+): Promise<INodeExecutionData[][] | undefined> {
+	if (waitModeOf(this) !== 'pauseUntilWebhook') return undefined;
+	return await pauseUntilWebhook(this, client, outcomes);
 }

@@ -2,13 +2,17 @@
 import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
-import type { ArtifactFormat } from '../../../src/artifacts';
-import { asItemFailure } from '../../shared/errors';
-import type { TranscriptionServiceClient } from '../../shared/transport';
-import { inputMedia } from './binary';
-import { idempotencyKeyFor } from './idempotency';
-import { createRequest, createTranscription, type CreatedTranscription } from './transcription';
-import { createUploadSlot, uploadMedia } from './upload';
+import type { ArtifactFormat } from '../../../../../src/artifacts';
+import { asItemFailure } from '../../../../shared/errors';
+import type { TranscriptionServiceClient } from '../../../../shared/transport';
+import { inputMedia } from '../../../helpers/binary';
+import { idempotencyKeyFor } from '../../../helpers/idempotency';
+import {
+	createRequest,
+	createTranscription,
+	type CreatedTranscription,
+} from '../../../helpers/transcription';
+import { createUploadSlot, uploadMedia } from '../../../helpers/upload';
 
 export interface TranscribeItem {
 	propertyName: string;

@@ -1,0 +1,245 @@
+// Pause Until Webhook, the webhook() side: n8n calls it for every request to the paused execution's resume URL — the
+// service's signed events and this pack's signed checks (watcher.ts). Per request, one decision procedure
+// (decision.ts), run one request at a time per execution in this process:
+// - an event records its job as ended; an event for a job this pause did not start, or a test delivery: 409;
+// - the jobs this process does not know to have ended are read, older first, stopping at the first one still running
+//   (a deadline check reads them all); what ended is remembered with its snapshot;
+// - every read happens before the answer: a read that fails answers 503 and claims nothing (the service delivers the
+//   event again; a check tries again later);
+// - a job still running: 200, waiting; every job ended: the resume is claimed, the answer goes out at once, then the
+//   results are collected and handed to n8n.
+// It never throws: n8n would answer 500 and then run the rest of the workflow with an empty item.
+import type {
+	IDataObject,
+	INodeExecutionData,
+	IWebhookFunctions,
+	IWebhookResponseData,
+} from 'n8n-workflow';
+
+import type { PublicTranscriptionResponse as JobSnapshot } from '../../../../../src/api';
+import type { RetryPolicy } from '../../../../../src/client';
+import type { ItemError } from '../../../../shared/errors';
+import { TranscriptionServiceClient } from '../../../../shared/transport';
+import { signingSecrets } from '../../../../shared/webhook-request';
+import {
+	hearEvent,
+	learnSnapshot,
+	unknownJobs,
+	verdict,
+	type PauseRequest,
+	type Verdict,
+} from './decision';
+import { forgetLedger, ledgerOf, serialised, type Ledger } from './ledger';
+import { readPause, storedError, type PauseRecord } from './pause-record';
+import { collectResults } from './results';
+import { maxWaitMs } from './start-job';
+import { verifiedRequest } from './verified-request';
+import {
+	BACKSTOP_MS,
+	CHECK_ANSWER_KEY,
+	DEADLINE_SKEW_MS,
+	LATER_FIRST_CHECK_MS,
+	startWatcher,
+	type CheckAnswer,
+} from './watcher';
+
+/**
+ * Status reads before an answer must be quick (the service counts an answer after 10 s as failed): two attempts,
+ * short waits, and no long wait for the rate-limit window. What is learned stays learned for the next try.
+ */
+const ANSWER_READ_POLICY: RetryPolicy = {
+	maxAttempts: 2,
+	baseDelayMs: 200,
+	maxDelayMs: 1000,
+	maxRateLimitWaitMs: 2000,
+	rateLimitJitterMs: 100,
+	attemptTimeoutMs: 3000,
+};
+/** How long an event's reads may take before it is answered 503 (the service delivers it again). */
+const EVENT_READ_BUDGET_MS = 5_000;
+/** A check is this pack's own request: its reads may take longer (the deadline check reads every pending job). */
+const CHECK_READ_BUDGET_MS = 60_000;
+
+type Answer = (status: number, body: IDataObject) => void;
+/** An answer that is the same for an event and a check; a check's also says `outcome` (CHECK_ANSWER_KEY). */
+type Reply = (status: number, body: IDataObject, outcome: CheckAnswer) => void;
+
+export async function resumeOnRequest(this: IWebhookFunctions): Promise<IWebhookResponseData> {
+	const response = this.getResponseObject();
+	const answer: Answer = (status, body) => {
+		if (!response.headersSent) response.status(status).json(body);
+	};
+	try {
+		return await handleRequest(this, answer);
+	} catch (error) {
+		this.logger.error(
+			`Transcription Service: a resume request failed and the execution keeps waiting: ${(error as Error).message}`,
+		);
+		// 5xx: the service delivers the event again later; a check tries again.
+		answer(500, { error: 'internal_error' });
+		return { noWebhookResponse: true };
+	}
+}
+
+async function handleRequest(
+	context: IWebhookFunctions,
+	answer: Answer,
+): Promise<IWebhookResponseData> {
+	const executionId = context.getExecutionId() as string;
+	const request = await verifiedRequest(context, executionId);
+	if ('rejection' in request) {
+		context.logger.warn(
+			`Transcription Service refused a resume request (${request.rejection.status}): ${request.rejection.message}`,
+		);
+		answer(request.rejection.status, request.rejection.body);
+		return { noWebhookResponse: true };
+	}
+	const reply: Reply =
+		request.kind === 'check' ? checkAnswer(answer) : (status, body) => answer(status, body);
+
+	const stored = context.evaluateExpression('{{ $input.all() }}') as INodeExecutionData[];
+	const records = readPause(stored, context.getNode().id);
+	if (!records) {
+		reply(409, { error: 'not_paused' }, 'not_paused');
+		return { noWebhookResponse: true };
+	}
+	const deadlineAtMs = Date.parse(records[0].deadline_at);
+	if (request.kind === 'check') request.deadline = Date.now() >= deadlineAtMs - DEADLINE_SKEW_MS;
+	if (request.kind === 'event' && !records.some((record) => record.job_id === request.jobId)) {
+		context.logger.warn(
+			`Transcription Service: a signed event for job ${request.jobId} reached execution ${executionId}, which did not start that job`,
+		);
+		answer(409, { error: 'unknown_job' });
+		return { noWebhookResponse: true };
+	}
+
+	const ledger = ledgerOf(executionId, deadlineAtMs + 2 * BACKSTOP_MS);
+	const decided = await serialised(
+		ledger,
+		async () => await decide(context, records, ledger, request),
+	);
+	if (decided.outcome !== 'resume') {
+		if (decided.outcome === 'read_failed') {
+			context.logger.warn(
+				`Transcription Service: execution ${executionId} keeps waiting, a status read failed: ${decided.message}`,
+			);
+			reply(503, { error: 'status_unavailable' }, 'read_failed');
+		} else if (decided.outcome === 'resuming') {
+			reply(200, { received: true, ignored: 'already resuming' }, 'resuming');
+		} else if (decided.verdict.action === 'wait') {
+			reply(200, { received: true, waiting_for: decided.verdict.waitingFor }, 'waiting');
+		} else if (decided.verdict.action === 'defer') {
+			reply(200, { received: true, deferred: decided.verdict.laterJobId }, 'waiting');
+		}
+		await watchFromHere(context, ledger, records[0]);
+		return { noWebhookResponse: true };
+	}
+
+	// The answer goes out once the resume is claimed, before any download.
+	reply(200, { received: true }, 'resumed');
+	return await resume(context, stored, records, ledger, decided, request);
+}
+
+type Decided =
+	| { outcome: 'resuming' }
+	| { outcome: 'read_failed'; message: string }
+	| { outcome: 'answer'; verdict: Exclude<Verdict, { action: 'resume' }> }
+	| { outcome: 'resume'; running: Map<string, JobSnapshot> };
+
+/** One request's reads and verdict; runs alone for this execution in this process (ledger.ts, `serialised`). */
+async function decide(
+	context: IWebhookFunctions,
+	records: readonly PauseRecord[],
+	ledger: Ledger,
+	request: PauseRequest,
+): Promise<Decided> {
+	if (ledger.resuming) return { outcome: 'resuming' };
+	if (request.kind === 'event') hearEvent(ledger, request);
+	const client = new TranscriptionServiceClient(context, ANSWER_READ_POLICY);
+	const budgetEndMs =
+		Date.now() + (request.kind === 'event' ? EVENT_READ_BUDGET_MS : CHECK_READ_BUDGET_MS);
+	const running = new Map<string, JobSnapshot>();
+	for (const jobId of unknownJobs(records, ledger)) {
+		if (Date.now() > budgetEndMs) {
+			return { outcome: 'read_failed', message: 'the reads took longer than an answer may' };
+		}
+		let job: JobSnapshot;
+		try {
+			job = await client.getTranscription(jobId);
+		} catch (error) {
+			return { outcome: 'read_failed', message: (error as Error).message };
+		}
+		if (learnSnapshot(ledger, job)) continue;
+		running.set(jobId, job);
+		if (!(request.kind === 'check' && request.deadline)) break;
+	}
+	const reached = verdict(records, ledger, request);
+	if (reached.action !== 'resume') return { outcome: 'answer', verdict: reached };
+	ledger.resuming = true;
+	return { outcome: 'resume', running };
+}
+
+async function resume(
+	context: IWebhookFunctions,
+	stored: INodeExecutionData[],
+	records: readonly PauseRecord[],
+	ledger: Ledger,
+	decided: Extract<Decided, { outcome: 'resume' }>,
+	request: PauseRequest,
+): Promise<IWebhookResponseData> {
+	try {
+		const failures = new Map<number, ItemError>();
+		for (const [index, record] of records.entries()) {
+			if (record.job_id === undefined) failures.set(record.item, storedError(stored[index]));
+		}
+		const snapshots = new Map<string, JobSnapshot>(decided.running);
+		for (const [jobId, known] of ledger.ended) {
+			if (known.snapshot) snapshots.set(jobId, known.snapshot);
+		}
+		const deadline = request.kind === 'check' && request.deadline;
+		const results = await collectResults(context, new TranscriptionServiceClient(context), {
+			records,
+			failures,
+			snapshots,
+			maxWaitMs: deadline
+				? maxWaitMs(context.getNodeParameter('options', {}) as IDataObject)
+				: undefined,
+		});
+		forgetLedger(ledger.executionId);
+		return { noWebhookResponse: true, workflowData: [results.map((result) => result.item)] };
+	} catch (error) {
+		// Nothing is lost: the execution keeps waiting, and a later event or check tries again.
+		ledger.resuming = false;
+		context.logger.error(
+			`Transcription Service: execution ${ledger.executionId} could not resume and keeps waiting: ${(error as Error).message}`,
+		);
+		return { noWebhookResponse: true };
+	}
+}
+
+/** This process answered without resuming: it watches the execution too, in case the one that paused it is gone. */
+async function watchFromHere(
+	context: IWebhookFunctions,
+	ledger: Ledger,
+	record: PauseRecord,
+): Promise<void> {
+	if (ledger.watcher) return;
+	const [signingSecret] = await signingSecrets(context);
+	startWatcher({
+		ledger,
+		resumeUrl: record.resume_url,
+		deadlineAtMs: Date.parse(record.deadline_at),
+		firstInMs: LATER_FIRST_CHECK_MS,
+		seenWaiting: true,
+		signingSecret: signingSecret.trim(),
+		// The helper alone (a plain function in n8n-core), not the context: the watcher outlives the request and must
+		// not keep its items alive.
+		httpRequest: context.helpers.httpRequest,
+		logger: context.logger,
+	});
+}
+
+/** Answers to a check carry CHECK_ANSWER_KEY, so the watcher tells them from n8n's own. */
+function checkAnswer(answer: Answer): Reply {
+	return (status, body, outcome) => answer(status, { ...body, [CHECK_ANSWER_KEY]: outcome });
+}

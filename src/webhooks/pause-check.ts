@@ -1,0 +1,134 @@
+// Pause checks: the signed POST the pack sends to its own paused execution's resume URL, asking the node to read the
+// jobs it has not heard of (a completion event may have been lost). Signed with the account's signing secret like the
+// service's events, but over another string and under other headers, so a check is never taken for an event, nor an
+// event for a check; the signature binds the execution id, so a check for one execution is refused by every other.
+//
+//   signed string:  "pause-check." + timestamp + "." + execution id + "." + body
+//   headers:        X-Pause-Check-Timestamp (Unix seconds), X-Pause-Check-Signature ("v1=" + lowercase hex HMAC-SHA-256)
+//
+// Tolerance and secret handling are the events' (signature.ts): ±300 s, current or previous secret.
+
+import { createHmac } from 'crypto';
+
+import { readHeader, WEBHOOK_HEADER_NAMES, type IncomingHeaders } from './headers';
+import {
+	DEFAULT_TOLERANCE_SECONDS,
+	UNIX_SECONDS,
+	verifyTimestampedHmac,
+	type VerifyFailureReason,
+} from './signature';
+
+export const PAUSE_CHECK_HEADER_NAMES = {
+	timestamp: 'X-Pause-Check-Timestamp',
+	signature: 'X-Pause-Check-Signature',
+} as const;
+
+/** Keeps a check's signed string apart from an event's (which starts with the timestamp's digits). */
+const SIGNED_STRING_PREFIX = 'pause-check.';
+
+export interface PauseCheckBody {
+	execution_id: string;
+}
+
+/** HMAC-SHA-256(secret, "pause-check.<timestamp>.<executionId>." + body), over the body's bytes as given. */
+export function pauseCheckDigest(
+	secret: string,
+	timestamp: string,
+	executionId: string,
+	body: Uint8Array | string,
+): Buffer {
+	return createHmac('sha256', secret)
+		.update(`${SIGNED_STRING_PREFIX}${timestamp}.${executionId}.`)
+		.update(body)
+		.digest();
+}
+
+/** The body and headers of one check of `executionId`, signed at `timestamp` (Unix seconds). */
+export function buildPauseCheck(args: { secret: string; executionId: string; timestamp: number }): {
+	body: string;
+	headers: Record<string, string>;
+} {
+	const timestamp = String(args.timestamp);
+	if (!UNIX_SECONDS.test(timestamp)) {
+		throw new RangeError(
+			`A pause check's timestamp must be whole Unix seconds, got "${timestamp}"`,
+		);
+	}
+	const body = JSON.stringify({ execution_id: args.executionId } satisfies PauseCheckBody);
+	const digest = pauseCheckDigest(args.secret.trim(), timestamp, args.executionId, body);
+	return {
+		body,
+		headers: {
+			'Content-Type': 'application/json',
+			[PAUSE_CHECK_HEADER_NAMES.timestamp]: timestamp,
+			[PAUSE_CHECK_HEADER_NAMES.signature]: `v1=${digest.toString('hex')}`,
+		},
+	};
+}
+
+/** A request that carries a check header: it is verified as a check, never as an event. */
+export function isPauseCheck(headers: IncomingHeaders): boolean {
+	return Object.values(PAUSE_CHECK_HEADER_NAMES).some(
+		(name) => readHeader(headers, name) !== undefined,
+	);
+}
+
+export type PauseCheckFailureReason = VerifyFailureReason | 'not_a_pause_check';
+
+export type VerifyPauseCheckResult =
+	{ ok: true } | { ok: false; reason: PauseCheckFailureReason; message: string };
+
+/**
+ * Checks a request against the raw bytes received: the check headers only (none of the service's), a signature over
+ * this execution's id, and a body naming this execution. Never throws.
+ */
+export function verifyPauseCheck(input: {
+	rawBody: Uint8Array | string;
+	headers: IncomingHeaders;
+	/** The execution whose resume URL received the request. */
+	executionId: string;
+	secrets: ReadonlyArray<string>;
+	toleranceSeconds?: number;
+	/** Unix seconds; default current time. */
+	now?: number;
+}): VerifyPauseCheckResult {
+	const serviceHeader = Object.values(WEBHOOK_HEADER_NAMES).find(
+		(name) => readHeader(input.headers, name) !== undefined,
+	);
+	if (serviceHeader !== undefined) {
+		return {
+			ok: false,
+			reason: 'not_a_pause_check',
+			message: `A pause check carries no ${serviceHeader} header`,
+		};
+	}
+	const verified = verifyTimestampedHmac({
+		names: PAUSE_CHECK_HEADER_NAMES,
+		timestampHeader: readHeader(input.headers, PAUSE_CHECK_HEADER_NAMES.timestamp),
+		signatureHeader: readHeader(input.headers, PAUSE_CHECK_HEADER_NAMES.signature),
+		secrets: input.secrets,
+		toleranceSeconds: input.toleranceSeconds ?? DEFAULT_TOLERANCE_SECONDS,
+		now: input.now,
+		digest: (secret, timestamp) =>
+			pauseCheckDigest(secret, timestamp, input.executionId, input.rawBody),
+	});
+	if (!verified.ok) return verified;
+	if (bodyExecutionId(input.rawBody) !== input.executionId) {
+		return {
+			ok: false,
+			reason: 'not_a_pause_check',
+			message: 'The body does not name this execution',
+		};
+	}
+	return { ok: true };
+}
+
+function bodyExecutionId(rawBody: Uint8Array | string): string | undefined {
+	const text = typeof rawBody === 'string' ? rawBody : Buffer.from(rawBody).toString('utf8');
+	try {
+		const parsed = JSON.parse(text) as Partial<PauseCheckBody> | null;
+		return typeof parsed?.execution_id === 'string' ? parsed.execution_id : undefined;
+	} catch {
+		return undefined;
+	}
+}
