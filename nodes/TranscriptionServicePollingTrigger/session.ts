@@ -1,13 +1,13 @@
 // One poll, decided without I/O: which list requests to make, what their answers mean, which jobs to emit and what to
 // store. The node (poll.ts) makes the requests; every rule is tested against simulated lists. The list's order is not
 // specified and its cursor is an offset, so nothing here depends on where a job sits: each status's part is a
-// StatusPoll (status-poll.ts), and what is accounted for across statuses is the Ledger (ledger.ts).
+// StatusPoll (status-poll.ts), and what is accounted for across statuses is the AccountedJobs (accounted.ts).
 //
 // The cutoff trails the latest emitted job by OVERLAP_MS, so a job the service lists late (replication lag, a worker's
 // clock) is still caught; it moves only after a poll that left nothing owed, so it never passes a job a search has not
 // found yet, and never goes below `since`, the service time of the first activation.
 import { LIST_PAGE_SIZE } from '../../src/client';
-import { Ledger } from './ledger';
+import { AccountedJobs } from './accounted';
 import { POLLED_STATUSES, type DueJob, type ListRequest, type PolledStatus } from './list';
 import { MAX_PENDING, newState, parseState, type PollState } from './state';
 import { StatusPoll, type PageClock } from './status-poll';
@@ -60,7 +60,7 @@ export class PollSession {
 	/** Whether some selected status has state from earlier polls (false at the first activation). */
 	readonly hasHistory: boolean;
 	private readonly state: PollState;
-	private readonly ledger: Ledger;
+	private readonly accounted: AccountedJobs;
 	private readonly parts: StatusPoll[];
 	private readonly notes: string[] = [];
 	private requests = 0;
@@ -94,9 +94,9 @@ export class PollSession {
 		this.state.account = settings.account;
 		this.state.credential = settings.credential;
 		const note = (text: string) => this.note(text);
-		this.ledger = new Ledger(this.state, note);
+		this.accounted = new AccountedJobs(this.state, note);
 		this.parts = settings.statuses.map(
-			(status) => new StatusPoll(status, this.state.statuses[status], this.ledger, note),
+			(status) => new StatusPoll(status, this.state.statuses[status], this.accounted, note),
 		);
 		this.hasHistory = this.parts.some((part) => part.state !== undefined);
 		this.searchTurn = this.state.turn % Math.max(1, this.parts.length);
@@ -163,7 +163,7 @@ export class PollSession {
 		for (const job of emit) {
 			const state = this.part(job.status).state;
 			if (state) state.known++;
-			this.ledger.emitted(job, maxLatest);
+			this.accounted.emitted(job, maxLatest);
 		}
 		const statuses: PollState['statuses'] = {};
 		for (const part of this.parts) {
@@ -173,7 +173,7 @@ export class PollSession {
 		this.state.statuses = statuses;
 		const settled = this.parts.every((part) => part.isSettled());
 		this.state.turn = this.searchTurn;
-		this.ledger.close(settled);
+		this.accounted.close(settled);
 		return {
 			state: this.state,
 			emit,

@@ -3,7 +3,7 @@
 //
 // - The status's list only grows: a job that reached a terminal state stays there. `total` − `known` = jobs in the
 //   status not yet accounted for ("owed"). The first page (100 jobs, one request) is read every poll and tells the total.
-// - A job is new when dated (updated_at) at or after the ledger's cutoff and not accounted for there.
+// - A job is new when dated (updated_at) at or after the cutoff (accounted.ts) and not accounted for there.
 // - When page 0 does not explain the owed count, the search reads further pages from both ends of the list (where
 //   every time order puts new jobs) towards the middle, and carries its position to the next poll. Positions stay valid
 //   while the list grows: a job not read yet can only move further from the ends.
@@ -19,7 +19,7 @@ import {
 	type ListPage,
 } from '../../src/client';
 import { AmbiguousJobs } from './ambiguous';
-import type { Ledger } from './ledger';
+import type { AccountedJobs } from './accounted';
 import { listedJob, pageRequest, type DueJob, type ListRequest, type PolledStatus } from './list';
 import { newScan, type ScanState, type StatusState } from './state';
 
@@ -57,7 +57,7 @@ export class StatusPoll {
 		readonly status: PolledStatus,
 		/** undefined until the first page arrives when this status has no state yet. */
 		public state: StatusState | undefined,
-		private readonly ledger: Ledger,
+		private readonly accounted: AccountedJobs,
 		private readonly note: (text: string) => void,
 	) {
 		const pending = (state?.pending ?? []).map(([job_id, updated_at]): [string, DueJob] => [
@@ -215,11 +215,11 @@ export class StatusPoll {
 			zoneEnd: clock.now + clock.zone,
 		};
 		this.state = state;
-		this.ledger.begin(state.since);
+		this.accounted.begin(state.since);
 		for (const raw of items) {
 			const job = listedJob(raw, this.status);
 			if (job && job.updatedAtMs >= state.since) {
-				this.ledger.markOld(job.job_id, this.status, job.updatedAtMs);
+				this.accounted.markOld(job.job_id, this.status, job.updatedAtMs);
 			}
 		}
 	}
@@ -242,8 +242,8 @@ export class StatusPoll {
 			);
 			return;
 		}
-		if (this.ledger.isAccounted(this.status, job.job_id) || this.found.has(job.job_id)) return;
-		if (job.updatedAtMs < this.ledger.cutoff(state)) return;
+		if (this.accounted.isAccounted(this.status, job.job_id) || this.found.has(job.job_id)) return;
+		if (job.updatedAtMs < this.accounted.cutoff(state)) return;
 		// While the list is as long as when the pass began, nothing has joined it: every job found was there.
 		const scan = state.scan;
 		const pass = scan && scan.passTotal >= 0 && total > scan.passTotal ? scan : undefined;
@@ -306,7 +306,7 @@ export class StatusPoll {
 	/** Owed jobs are explained: ambiguous ones seen are from before the first activation. */
 	private settle(): void {
 		for (const [id, updatedAt] of this.ambiguous.takeAll()) {
-			this.ledger.markOld(id, this.status, Date.parse(updatedAt));
+			this.accounted.markOld(id, this.status, Date.parse(updatedAt));
 		}
 		this.searching = false;
 		if (this.state) delete this.state.scan;

@@ -6,7 +6,7 @@ import { RECENT_LIMIT, type PollState, type StatusState } from './state';
 /** How late after its updated_at a job may first be listed in its state and still be emitted at once. */
 export const OVERLAP_MS = 10 * 60 * 1000;
 
-export class Ledger {
+export class AccountedJobs {
 	private readonly keys: Set<string>;
 	/** Jobs counted in `known` when first read (not emitted): they join `recent` when the poll closes. */
 	private readonly markedOld: Array<[string, PolledStatus, number]> = [];
