@@ -7,9 +7,13 @@ import { setTimeout as delay } from 'node:timers/promises';
 
 import { SandboxAdmin } from '../sandbox/admin-client';
 import { startSandbox } from '../sandbox/server';
-import { startCountingProxy, type CountingProxy } from './lib/counting-proxy';
+import { startCountingProxy, type CountingProxy } from '../test/support/sandbox/counting-proxy';
 import { baseNodesAvailable, runBaselineFlow } from './lib/baseline-flow';
-import { ACTION_NODE_NAME, runTranscribeAndDownload, wavItems } from './lib/engine';
+import {
+	ACTION_NODE_NAME,
+	runTranscribeAndDownload,
+	wavItems,
+} from '../test/support/engine/batch-runs';
 import { ratio, round, type ResultRow } from './lib/report';
 
 export interface ThroughputBenchOptions {

@@ -20,7 +20,7 @@ import {
 } from '../test/support/engine/harness';
 import { writeWavFile } from '../test/support/fixtures/media';
 import { runBaseWorkflow } from './lib/base-nodes-engine';
-import { runTranscribeAndDownload } from './lib/engine';
+import { runTranscribeAndDownload } from '../test/support/engine/batch-runs';
 
 export const MEMORY_MODES = ['sendMedia', 'transcribeAndDownload', 'httpRequest'] as const;
 export type MemoryMode = (typeof MEMORY_MODES)[number];

@@ -7,13 +7,13 @@
 
 import { startSandbox } from '../sandbox/server';
 import { makeWav } from '../test/support/fixtures/media';
-import { startCountingProxy, type Exchange } from './lib/counting-proxy';
+import { startCountingProxy, type Exchange } from '../test/support/sandbox/counting-proxy';
 import {
 	ACTION_NODE_NAME,
 	pauseUntilWebhookParameters,
 	runTranscribeAndDownload,
 	wavItems,
-} from './lib/engine';
+} from '../test/support/engine/batch-runs';
 import { transcribeWithFixedPoll } from './lib/fixed-poll-client';
 import { ratio, round, type ResultRow } from './lib/report';
 import { scaleTime } from './lib/time-scale';

@@ -24,7 +24,7 @@ import {
 } from '../test/support/queue/many-executions';
 import { servicesUnavailable } from '../test/support/queue/services';
 import { transcribeWorkflow } from '../test/support/queue/workflows';
-import { startCountingProxy, type CountingProxy } from './lib/counting-proxy';
+import { startCountingProxy, type CountingProxy } from '../test/support/sandbox/counting-proxy';
 import { ratio, round, type ResultRow } from './lib/report';
 
 export interface PacerBaseline {

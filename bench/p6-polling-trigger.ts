@@ -11,7 +11,7 @@ import type { ListOrder } from '../sandbox/list-order';
 import { startSandbox, type RunningSandbox } from '../sandbox/server';
 import { PollingTriggerUnderTest } from '../test/support/engine/polling-harness';
 import { makeWav } from '../test/support/fixtures/media';
-import { startCountingProxy, type CountingProxy } from './lib/counting-proxy';
+import { startCountingProxy, type CountingProxy } from '../test/support/sandbox/counting-proxy';
 import { ratio, round, type ResultRow } from './lib/report';
 
 export interface PollingTriggerBenchOptions {

@@ -15,8 +15,8 @@ import { SandboxAdmin } from '../sandbox/admin-client';
 import { startSandbox } from '../sandbox/server';
 import { PACKAGE_DIR } from '../test/support/engine/harness';
 import { PausedRun } from '../test/support/engine/waiting-harness';
-import { startCountingProxy, type CountingProxy } from './lib/counting-proxy';
-import { pauseUntilWebhookParameters, wavItems } from './lib/engine';
+import { startCountingProxy, type CountingProxy } from '../test/support/sandbox/counting-proxy';
+import { pauseUntilWebhookParameters, wavItems } from '../test/support/engine/batch-runs';
 import { ratio, round, type ResultRow } from './lib/report';
 
 export interface PauseReadsBenchOptions {

@@ -8,7 +8,7 @@ import { mkdir, rm, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { setTimeout as delay } from 'node:timers/promises';
 
-import { startCountingProxy, type CountingProxy } from '../../bench/lib/counting-proxy';
+import { startCountingProxy, type CountingProxy } from '../support/sandbox/counting-proxy';
 import { SandboxAdmin } from '../../sandbox/admin-client';
 import { startSandbox, type RunningSandbox } from '../../sandbox/server';
 import { ARTIFACT_FORMATS, type ArtifactFormat } from '../../src/artifacts';

@@ -6,8 +6,8 @@
 
 import type { INodeExecutionData } from 'n8n-workflow';
 
-import { startCountingProxy, type CountingProxy } from '../../bench/lib/counting-proxy';
-import { ACTION_NODE_NAME, runTranscribeAndDownload, wavItems } from '../../bench/lib/engine';
+import { startCountingProxy, type CountingProxy } from '../support/sandbox/counting-proxy';
+import { ACTION_NODE_NAME, runTranscribeAndDownload, wavItems } from '../support/engine/batch-runs';
 import { SandboxAdmin, type SandboxRecords } from '../../sandbox/admin-client';
 import type { FaultConfig, FaultRule } from '../../sandbox/faults';
 import { startSandbox, type RunningSandbox } from '../../sandbox/server';

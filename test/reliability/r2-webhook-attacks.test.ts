@@ -8,7 +8,7 @@
 import { readFile } from 'node:fs/promises';
 import { request, Agent } from 'undici';
 
-import { startEventCollector, type EventCollector } from '../../bench/lib/event-collector';
+import { startEventCollector, type EventCollector } from '../support/sandbox/event-collector';
 import {
 	realN8nUnavailable,
 	startRealN8n,

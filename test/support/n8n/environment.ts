@@ -6,7 +6,7 @@ import { mkdir, mkdtemp, realpath, rm, symlink, writeFile } from 'node:fs/promis
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 
-import { startCountingProxy, type CountingProxy } from '../../../bench/lib/counting-proxy';
+import { startCountingProxy, type CountingProxy } from '../sandbox/counting-proxy';
 import type { RunningSandbox, SandboxOptions } from '../../../sandbox/server';
 import { startSandbox } from '../../../sandbox/server';
 import { N8nInstance } from './n8n';

@@ -4,7 +4,7 @@
 // in front of it), 429 answers per rate-limit window, and which worker ran what. Shared by the queue suite and P5.
 import { setTimeout as delay } from 'node:timers/promises';
 
-import type { CountingProxy, Exchange } from '../../../bench/lib/counting-proxy';
+import type { CountingProxy, Exchange } from '../sandbox/counting-proxy';
 import { makeWav } from '../fixtures/media';
 import type { QueueCluster } from './cluster';
 import { emittedItems, executionIdSet, finishedExecutions, withData } from './executions';

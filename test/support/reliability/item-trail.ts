@@ -2,7 +2,7 @@
 // slot's PUT, the job created from the slot, the job's polls and downloads — and judges a failed item: could a
 // client following spec section 7 (retry 5xx, 429 and network failures with bounded attempts) have avoided it?
 
-import type { Exchange } from '../../../bench/lib/counting-proxy';
+import type { Exchange } from '../sandbox/counting-proxy';
 import type { SandboxRecords } from '../../../sandbox/admin-client';
 import { DEFAULT_RETRY_POLICY } from '../../../src/client';
 

@@ -1,15 +1,10 @@
-// Shorthands over the engine harness for the benchmarks: Transcribe and Download runs over generated WAV items.
+// Shorthands over the engine harness for the benchmarks and the reliability matrices: Transcribe and Download runs over
+// generated WAV items.
 
 import type { IDataObject, INodeExecutionData, INodeParameters } from 'n8n-workflow';
 
-import {
-	binaryItem,
-	nodeType,
-	runWorkflow,
-	type RunResult,
-	type TestCredentials,
-} from '../../test/support/engine/harness';
-import { makeWav } from '../../test/support/fixtures/media';
+import { binaryItem, nodeType, runWorkflow, type RunResult, type TestCredentials } from './harness';
+import { makeWav } from '../fixtures/media';
 
 export const ACTION_NODE_NAME = 'Transcribe and Download';
 
