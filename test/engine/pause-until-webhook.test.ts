@@ -530,6 +530,41 @@ describe('two webhook processors (queue mode): one resume, one download per arti
 		expect(artifactRequests()).toHaveLength(4 * 2);
 		expect(statusRequests().length).toBeLessThanOrEqual(2 * 4);
 	});
+
+	it("a check that reaches the other processor while the resume's downloads run starts no second collection", async () => {
+		const { run, jobIds } = await pauseHeld({
+			parameters: transcribe('pauseUntilWebhook'),
+			input: await mediaItems(),
+			processors: 2,
+		});
+		// The events reach processor 0, the node's own checks processor 1 (a router's turns can send them anywhere).
+		run.route = (_callIndex, kind) => (kind === 'event' ? 0 : 1);
+		// Every download takes 6 s: the collection on processor 0 still runs when the first check comes, 5 s after the
+		// pause.
+		await env.admin.setFaults({
+			rules: [{ route: 'getTranscriptionArtifactByExtension', kind: 'latency', latency_ms: 6000 }],
+		});
+		await completeJobs(jobIds);
+
+		await within(run.finished());
+		const check = await until('the first check answered', () =>
+			run.calls.find((call) => call.kind === 'check'),
+		);
+		expect(run.calls.filter((call) => call.resumed).map((call) => call.kind)).toEqual(['event']);
+		expect(run.calls.filter((call) => call.secondResume)).toEqual([]);
+		// Every job has ended, the last one seconds ago: the check leaves the resume to its event for a while.
+		expect([check.servedBy, check.status, check.response]).toEqual([
+			1,
+			200,
+			{ received: true, settling_until: expect.any(String), pause_check: 'waiting' },
+		]);
+		expect(run.output().map((item) => item.json.status)).toEqual([
+			'completed',
+			'completed',
+			'completed',
+		]);
+		expect(artifactRequests()).toHaveLength(3 * 2);
+	}, 60_000);
 });
 
 describe('the watcher: a completion event that never reaches the node', () => {
