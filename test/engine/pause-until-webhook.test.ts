@@ -18,6 +18,7 @@ import {
 	type TestCredentials,
 } from '../support/engine/harness';
 import { useEngineSandbox } from '../support/engine/engine-sandbox';
+import { actOnNewJobs } from '../support/sandbox/client';
 import { PausedRun, type PausedRunOptions } from '../support/engine/waiting-harness';
 
 const env = useEngineSandbox({
@@ -91,39 +92,11 @@ const artifactRequests = () =>
  * loaded machine could otherwise see one end before the pause). `stop()` resolves with the held jobs, oldest first.
  */
 const holdJobsOf = (accountId: string) =>
-	actOnNewJobs(accountId, async (jobId) => await env.admin.holdJob(jobId));
+	actOnNewJobs(env.admin, accountId, async (jobId) => await env.admin.holdJob(jobId));
 
 /** Completes every job of the account the moment it exists: its event comes while the execution still runs. */
 const completeJobsOf = (accountId: string) =>
-	actOnNewJobs(accountId, async (jobId) => await env.admin.completeJob(jobId));
-
-function actOnNewJobs(accountId: string, act: (jobId: string) => Promise<unknown>) {
-	const done: string[] = [];
-	let stopped = false;
-	const actOnNew = async () => {
-		for (const { job_id: jobId } of (await env.admin.records(accountId)).jobs) {
-			if (done.includes(jobId)) continue;
-			await act(jobId);
-			done.push(jobId);
-		}
-	};
-	const acting = (async () => {
-		while (!stopped) {
-			await actOnNew();
-			await new Promise((resolve) => setTimeout(resolve, 20));
-		}
-	})();
-	return {
-		/** The jobs acted on so far, oldest first. */
-		held: done,
-		async stop(): Promise<string[]> {
-			stopped = true;
-			await acting;
-			await actOnNew();
-			return done;
-		},
-	};
-}
+	actOnNewJobs(env.admin, accountId, async (jobId) => await env.admin.completeJob(jobId));
 
 /** A fresh account's run, paused with every job held from the moment it existed; the jobs, oldest first. */
 async function pauseHeld(options: Omit<PausedRunOptions, 'credentials'>) {
@@ -661,7 +634,7 @@ describe('a job that ended before the execution was saved waiting', () => {
 			credentials,
 		});
 		const [firstJob] = await until('the first job', () =>
-			holding.held.length > 0 ? holding.held : undefined,
+			holding.done.length > 0 ? holding.done : undefined,
 		);
 		await env.admin.completeJob(firstJob);
 		const run = await pausing;
