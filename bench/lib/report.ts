@@ -7,7 +7,7 @@ import { cpus, loadavg } from 'node:os';
 import path from 'node:path';
 
 export interface ResultRow {
-	/** P1…P4 */
+	/** P1…P7, or a fault matrix (R5) */
 	benchmark: string;
 	metric: string;
 	value: number | null;
@@ -19,6 +19,8 @@ export interface ResultRow {
 	target?: string;
 	/** Whether the target is met; absent when the row has no target. */
 	meetsTarget?: boolean;
+	/** The counts behind a matrix row (R5: jobs, faults injected, lost, duplicated, stalled). */
+	counts?: Record<string, number>;
 	note?: string;
 }
 

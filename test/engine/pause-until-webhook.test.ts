@@ -18,6 +18,7 @@ import {
 	type TestCredentials,
 } from '../support/engine/harness';
 import { useEngineSandbox } from '../support/engine/engine-sandbox';
+import { actOnNewJobs } from '../support/sandbox/client';
 import { PausedRun, type PausedRunOptions } from '../support/engine/waiting-harness';
 
 const env = useEngineSandbox({
@@ -91,39 +92,11 @@ const artifactRequests = () =>
  * loaded machine could otherwise see one end before the pause). `stop()` resolves with the held jobs, oldest first.
  */
 const holdJobsOf = (accountId: string) =>
-	actOnNewJobs(accountId, async (jobId) => await env.admin.holdJob(jobId));
+	actOnNewJobs(env.admin, accountId, async (jobId) => await env.admin.holdJob(jobId));
 
 /** Completes every job of the account the moment it exists: its event comes while the execution still runs. */
 const completeJobsOf = (accountId: string) =>
-	actOnNewJobs(accountId, async (jobId) => await env.admin.completeJob(jobId));
-
-function actOnNewJobs(accountId: string, act: (jobId: string) => Promise<unknown>) {
-	const done: string[] = [];
-	let stopped = false;
-	const actOnNew = async () => {
-		for (const { job_id: jobId } of (await env.admin.records(accountId)).jobs) {
-			if (done.includes(jobId)) continue;
-			await act(jobId);
-			done.push(jobId);
-		}
-	};
-	const acting = (async () => {
-		while (!stopped) {
-			await actOnNew();
-			await new Promise((resolve) => setTimeout(resolve, 20));
-		}
-	})();
-	return {
-		/** The jobs acted on so far, oldest first. */
-		held: done,
-		async stop(): Promise<string[]> {
-			stopped = true;
-			await acting;
-			await actOnNew();
-			return done;
-		},
-	};
-}
+	actOnNewJobs(env.admin, accountId, async (jobId) => await env.admin.completeJob(jobId));
 
 /** A fresh account's run, paused with every job held from the moment it existed; the jobs, oldest first. */
 async function pauseHeld(options: Omit<PausedRunOptions, 'credentials'>) {
@@ -533,6 +506,41 @@ describe('two webhook processors (queue mode): one resume, one download per arti
 		expect(artifactRequests()).toHaveLength(4 * 2);
 		expect(statusRequests().length).toBeLessThanOrEqual(2 * 4);
 	});
+
+	it("a check that reaches the other processor while the resume's downloads run starts no second collection", async () => {
+		const { run, jobIds } = await pauseHeld({
+			parameters: transcribe('pauseUntilWebhook'),
+			input: await mediaItems(),
+			processors: 2,
+		});
+		// The events reach processor 0, the node's own checks processor 1 (a router's turns can send them anywhere).
+		run.route = (_callIndex, kind) => (kind === 'event' ? 0 : 1);
+		// Every download takes 6 s: the collection on processor 0 still runs when the first check comes, 5 s after the
+		// pause.
+		await env.admin.setFaults({
+			rules: [{ route: 'getTranscriptionArtifactByExtension', kind: 'latency', latency_ms: 6000 }],
+		});
+		await completeJobs(jobIds);
+
+		await within(run.finished());
+		const check = await until('the first check answered', () =>
+			run.calls.find((call) => call.kind === 'check'),
+		);
+		expect(run.calls.filter((call) => call.resumed).map((call) => call.kind)).toEqual(['event']);
+		expect(run.calls.filter((call) => call.secondResume)).toEqual([]);
+		// Every job has ended, the last one seconds ago: the check leaves the resume to its event for a while.
+		expect([check.servedBy, check.status, check.response]).toEqual([
+			1,
+			200,
+			{ received: true, settling_until: expect.any(String), pause_check: 'waiting' },
+		]);
+		expect(run.output().map((item) => item.json.status)).toEqual([
+			'completed',
+			'completed',
+			'completed',
+		]);
+		expect(artifactRequests()).toHaveLength(3 * 2);
+	}, 60_000);
 });
 
 describe('the watcher: a completion event that never reaches the node', () => {
@@ -629,7 +637,7 @@ describe('a job that ended before the execution was saved waiting', () => {
 			credentials,
 		});
 		const [firstJob] = await until('the first job', () =>
-			holding.held.length > 0 ? holding.held : undefined,
+			holding.done.length > 0 ? holding.done : undefined,
 		);
 		await env.admin.completeJob(firstJob);
 		const run = await pausing;

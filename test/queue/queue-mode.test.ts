@@ -431,7 +431,7 @@ describe('Trigger behind two webhook processors', () => {
 
 	afterEach(() => {
 		cluster.router.policy = 'round-robin';
-		cluster.router.loseFirstAnswers = false;
+		cluster.router.loseAnswer = () => false;
 	});
 
 	it('starts one execution on a worker for each signed event the service delivers through the router', async () => {
@@ -509,7 +509,7 @@ describe('Trigger behind two webhook processors', () => {
 		// again after its first retry interval (1 min ± 20 %, times RETRY_TIME_SCALE), and the router sends that copy to
 		// the other processor.
 		cluster.router.policy = 'redelivery-to-another-processor';
-		cluster.router.loseFirstAnswers = true;
+		cluster.router.loseAnswer = (_request, firstOfEvent) => firstOfEvent;
 		const admin = new SandboxAdmin(services.main.baseUrl);
 		const jobIds: string[] = [];
 		// Jobs a few seconds apart: no two first deliveries are accepted at the same moment (see the measurements below).

@@ -2,8 +2,11 @@
 // (ledger.ts), what each request decides (decision.ts), and when its watcher checks (watcher.ts).
 import type { PublicTranscriptionResponse } from '../../src/api';
 import {
+	checkResumesFrom,
 	hearEvent,
 	learnSnapshot,
+	SETTLE_MS,
+	SETTLE_PER_DOWNLOAD_MS,
 	unknownJobs,
 	verdict,
 	type PauseRequest,
@@ -51,6 +54,12 @@ const event = (jobId: string, second: number, status = 'completed'): EventReques
 	jobId,
 	status,
 	createdAt: at(second),
+});
+/** The node's own check, arriving at `second` (the deadline check when `deadline`). */
+const check = (second: number, deadline = false): PauseRequest => ({
+	kind: 'check',
+	deadline,
+	atMs: Date.parse(at(second)),
 });
 /** The event, as this process has heard it. */
 const heard = (ledger: ReturnType<typeof ledgerOf>, jobId: string, second: number) => {
@@ -131,16 +140,11 @@ describe('the verdict', () => {
 		const ledger = freshLedger();
 		learn(ledger, ['job_a', 1]);
 		expect(verdict(records, ledger, event('job_b', 2))).toEqual({ action: 'wait', waitingFor: 2 });
-		expect(verdict(records, ledger, { kind: 'check', deadline: false })).toEqual({
-			action: 'wait',
-			waitingFor: 2,
-		});
+		expect(verdict(records, ledger, check(2))).toEqual({ action: 'wait', waitingFor: 2 });
 	});
 
 	it('the deadline check resumes whatever the jobs say', () => {
-		expect(verdict(records, freshLedger(), { kind: 'check', deadline: true })).toEqual({
-			action: 'resume',
-		});
+		expect(verdict(records, freshLedger(), check(0, true))).toEqual({ action: 'resume' });
 	});
 
 	it('resumes on the event created last', () => {
@@ -155,10 +159,8 @@ describe('the verdict', () => {
 		learn(ledger, ['job_a', 1], ['job_c', 7]);
 		const early = heard(ledger, 'job_b', 3);
 		expect(verdict(records, ledger, early)).toEqual({ action: 'defer', laterJobId: 'job_c' });
-		// A check never defers.
-		expect(verdict(records, ledger, { kind: 'check', deadline: false })).toEqual({
-			action: 'resume',
-		});
+		// A check never defers (once the last end is no longer recent: see below).
+		expect(verdict(records, ledger, check(30))).toEqual({ action: 'resume' });
 	});
 
 	it('equal end times: the later item resumes, the earlier defers', () => {
@@ -192,6 +194,69 @@ describe('the verdict', () => {
 		learn(second, ['job_a', 4]);
 		const verdicts = [verdict(pair, first, eventA), verdict(pair, second, eventB)];
 		expect(verdicts).toEqual([{ action: 'defer', laterJobId: 'job_b' }, { action: 'resume' }]);
+	});
+});
+
+describe("a check that finds every job ended: it leaves a recent end to that job's event", () => {
+	// The event may be resuming the execution in another process, downloading every artifact meanwhile; a check that
+	// resumed too would download them all again (seen in R5: 100-item batches collected twice).
+	const paused = (pausedAtSecond?: number) =>
+		[0, 1, 2].map((item) => ({
+			...record(item, `job_${'abc'[item]}`),
+			formats: ['srt', 'txt'] as PauseRecord['formats'],
+			...(pausedAtSecond === undefined ? {} : { paused_at: at(pausedAtSecond) }),
+		}));
+	const ended = (...jobs: Array<[string, string, number]>) => {
+		const ledger = freshLedger();
+		for (const [jobId, status, second] of jobs)
+			learnSnapshot(ledger, snapshot(jobId, status, second));
+		return ledger;
+	};
+
+	it('settles until 5 s after the last end plus 2 s per artifact to download, then resumes', () => {
+		const ledger = ended(
+			['job_a', 'completed', 12],
+			['job_b', 'completed', 14],
+			['job_c', 'completed', 15],
+		);
+		const until = Date.parse(at(15)) + SETTLE_MS + 3 * 2 * SETTLE_PER_DOWNLOAD_MS;
+		expect(until).toBe(Date.parse(at(32)));
+		expect(checkResumesFrom(paused(10), ledger)).toBe(until);
+		expect(verdict(paused(10), ledger, check(31))).toEqual({ action: 'settle', untilMs: until });
+		expect(verdict(paused(10), ledger, check(32))).toEqual({ action: 'resume' });
+	});
+
+	it('a failed job has nothing to download; a cancelled one sends no event, so its end holds nothing back', () => {
+		const ledger = ended(
+			['job_a', 'completed', 12],
+			['job_b', 'failed', 14],
+			['job_c', 'cancelled', 40],
+		);
+		expect(checkResumesFrom(paused(10), ledger)).toBe(
+			Date.parse(at(14)) + SETTLE_MS + 2 * SETTLE_PER_DOWNLOAD_MS,
+		);
+	});
+
+	it('jobs that all ended before the pause hold nothing back: n8n refused their events while the execution ran', () => {
+		const ledger = ended(
+			['job_a', 'completed', 3],
+			['job_b', 'completed', 5],
+			['job_c', 'failed', 9],
+		);
+		expect(checkResumesFrom(paused(10), ledger)).toBeUndefined();
+		expect(verdict(paused(10), ledger, check(15))).toEqual({ action: 'resume' });
+	});
+
+	it('a record stored without paused_at (an earlier version) counts every end as after the pause', () => {
+		const ledger = ended(
+			['job_a', 'completed', 3],
+			['job_b', 'completed', 5],
+			['job_c', 'failed', 9],
+		);
+		expect(verdict(paused(), ledger, check(15))).toEqual({
+			action: 'settle',
+			untilMs: Date.parse(at(9)) + SETTLE_MS + 2 * 2 * SETTLE_PER_DOWNLOAD_MS,
+		});
 	});
 });
 

@@ -4,7 +4,9 @@
 // disabled, its last run data removed, the node's webhook() run in n8n-core's WebhookContext, and — when webhook()
 // returns data — that data put on the stack and the execution continued. `timeout()` is n8n's WaitTracker firing.
 // Requests may be served by the process that paused, by a fresh copy of the package per request (a restarted
-// process), or by N long-lived copies (queue mode's webhook processors), each with its own module state.
+// process), or by N long-lived copies (queue mode's webhook processors), each with its own module state; a process
+// can restart mid-wait (`restart`), and a front door (the queue suite's router) can stand before the resume URL to
+// lose answers or to play every process down.
 import { existsSync } from 'node:fs';
 import { once } from 'node:events';
 import type { Server } from 'node:http';
@@ -36,6 +38,7 @@ import {
 	PackageNodeTypes,
 	type TestCredentials,
 } from './harness';
+import { WebhookRouter } from '../queue/router';
 import { loadParseIncomingMessage, parseBody, rawBodyReader } from './webhook-harness';
 
 export const PAUSING_NODE = 'Transcribe';
@@ -53,6 +56,8 @@ export interface ResumeCall {
 	response: unknown;
 	/** webhook() handed n8n data: the execution was continued. */
 	resumed: boolean;
+	/** webhook() handed n8n data after another request had resumed the execution: n8n 2.x refuses it. */
+	secondResume?: true;
 	/** When the request arrived (wall clock). */
 	receivedAtMs: number;
 }
@@ -68,6 +73,12 @@ export interface PausedRunOptions {
 	packageDir?: string;
 	/** Serve requests from this many long-lived copies of the package (webhook processors), none by the pauser. */
 	processors?: number;
+	/**
+	 * Put a router before the resume URL ($execution.resumeUrl points at it), as in queue mode: `frontDoor` can then
+	 * lose answers after the node handled the request, or refuse every request while all processes are down. A
+	 * function sets the router up before the run starts (events that come before the pause pass it too).
+	 */
+	frontDoor?: boolean | ((router: WebhookRouter) => void);
 }
 
 /** The node module and the ledger module of one loaded copy of the package. */
@@ -96,6 +107,8 @@ export class PausedRun {
 	otherProcess = false;
 	/** n8n is starting up: it answers every request "200 n8n is starting up" and runs nothing (the real n8n does). */
 	startingUp = false;
+	/** The router before the resume URL, with the `frontDoor` option. */
+	readonly frontDoor: WebhookRouter | undefined;
 	/** Which processor serves the next request (default: in turn), when the run has processors. */
 	route: (callIndex: number, kind: ResumeCall['kind']) => number = (callIndex) =>
 		callIndex % this.processors.length;
@@ -115,7 +128,9 @@ export class PausedRun {
 		private readonly server: Server,
 		readonly origin: string,
 		private readonly pauser: PackageCopy,
+		frontDoor: WebhookRouter | undefined,
 	) {
+		this.frontDoor = frontDoor;
 		this.processors = Array.from({ length: options.processors ?? 0 }, () => this.loadCopy());
 		this.copies.push(pauser);
 		const onError =
@@ -142,7 +157,10 @@ export class PausedRun {
 		const app = express();
 		const server = app.listen(0, '127.0.0.1');
 		await once(server, 'listening');
-		const origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+		const own = { name: 'n8n', port: (server.address() as AddressInfo).port };
+		const frontDoor = options.frontDoor ? await WebhookRouter.start(own, [own]) : undefined;
+		if (frontDoor && typeof options.frontDoor === 'function') options.frontDoor(frontDoor);
+		const origin = frontDoor?.baseUrl ?? `http://127.0.0.1:${own.port}`;
 		const run = new PausedRun(
 			options,
 			nodeTypes,
@@ -154,6 +172,7 @@ export class PausedRun {
 				// eslint-disable-next-line @typescript-eslint/no-require-imports
 				forgetLedger: ledgerModule(packageDir, (file) => require(file) as LedgerModule),
 			},
+			frontDoor,
 		);
 		app.use(rawBodyReader(await loadParseIncomingMessage()));
 		app.post('/webhook-waiting/:executionId', (req, res) => void run.serve(req, res));
@@ -201,9 +220,33 @@ export class PausedRun {
 		this.settle(this.finalRun);
 	}
 
-	/** Stops the watchers every copy started for this execution, then the server. */
+	/**
+	 * A process restarts mid-wait: what it held of this execution in memory (its ledger, its watcher) is gone. A
+	 * processor serves on as a freshly loaded copy; the pauser (which serves no request when the run has processors)
+	 * keeps only its loaded modules, as a restarted process knows nothing of the paused execution until a request
+	 * reaches it.
+	 */
+	restart(process: 'pauser' | number): void {
+		if (process === 'pauser') {
+			this.pauser.forgetLedger?.(this.executionId);
+			return;
+		}
+		const copy = this.processors[process];
+		if (!copy) throw new Error(`The run has no processor ${process}`);
+		copy.forgetLedger?.(this.executionId);
+		this.processors[process] = this.loadCopy();
+	}
+
+	/** Every process of the run restarts (see `restart`). */
+	restartAll(): void {
+		this.restart('pauser');
+		for (const index of this.processors.keys()) this.restart(index);
+	}
+
+	/** Stops the watchers every copy started for this execution, then the front door and the server. */
 	async close(): Promise<void> {
 		for (const copy of this.copies) copy.forgetLedger?.(this.executionId);
+		await this.frontDoor?.close();
 		this.server.closeAllConnections();
 		this.server.close();
 		await once(this.server, 'close');
@@ -332,6 +375,7 @@ export class PausedRun {
 		// n8n 2.x resumes only a waiting execution (ExecutionAlreadyResumingError otherwise).
 		if (this.status !== 'waiting') {
 			this.errors.push(new Error('The execution was resumed twice'));
+			record({ status: res.statusCode, response: sent, resumed: false, secondResume: true });
 			return;
 		}
 		this.status = 'running';

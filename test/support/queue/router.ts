@@ -3,8 +3,9 @@
 // in turn, everything else (the editor, REST and public API, test webhooks) to the main. It records where every
 // request went, so tests count which processor received what. Deliveries can instead go by a hash of their event id
 // (what the README recommends for the trigger), and two behaviours are for tests only: a redelivery of an event can
-// be sent to a processor that has not had it (the worst case for deduplication), and the answer to the first delivery
-// of each event can be lost after the processor accepted it (what makes the service deliver again).
+// be sent to a processor that has not had it (the worst case for deduplication), the answer to a delivery can be lost
+// after the processor handled it (what makes the service deliver again), and every webhook process can be down at
+// once (the router refuses the connection, or answers 503 as a load balancer with no healthy backend does).
 import { createHash } from 'node:crypto';
 import http, { type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -19,10 +20,13 @@ export interface RoutedRequest {
 	method: string;
 	/** Path and query as received. */
 	url: string;
-	/** The process it was sent to. */
+	/** The process it was sent to ('none' during an outage). */
 	target: string;
-	/** HTTP status the process answered, or how the exchange ended without one reaching the caller. */
-	status: number | 'no_response' | 'answer_lost';
+	/**
+	 * HTTP status the process answered (503 with target 'none': the router's own, during an outage), or how the exchange
+	 * ended without one reaching the caller: 'refused' during an outage, 'answer_lost' when `loseAnswer` chose it.
+	 */
+	status: number | 'no_response' | 'answer_lost' | 'refused';
 	/** X-Service-Event-ID of a delivery, when it carries one. */
 	eventId: string | null;
 	/** The answer's body when it is short JSON (a webhook's acknowledgement), else undefined. */
@@ -50,8 +54,16 @@ const KEPT_ANSWER_BYTES = 4096;
 export class WebhookRouter {
 	readonly records: RoutedRequest[] = [];
 	policy: RoutingPolicy = 'round-robin';
-	/** Lose the answer to the first delivery of every event (the processor accepted it; the service never hears). */
-	loseFirstAnswers = false;
+	/**
+	 * Whether to lose the answer to a webhook request once its process has handled it (the service never hears, and
+	 * delivers again); `firstOfEvent`: no earlier request carried its X-Service-Event-ID.
+	 */
+	loseAnswer: (request: RoutedRequest, firstOfEvent: boolean) => boolean = () => false;
+	/**
+	 * Every webhook process down: 'refuse' closes each webhook request's connection unanswered (nothing listening),
+	 * 'unavailable' answers it 503 (a load balancer with no healthy backend). The main stays reachable.
+	 */
+	outage: 'refuse' | 'unavailable' | undefined;
 	// A fresh connection to a processor for every request: a kept-alive one can be closed by n8n (5 s idle) just as
 	// the next request goes out on it, and a request body already streamed cannot be sent again.
 	private readonly agent = new http.Agent({ keepAlive: false, maxSockets: 256 });
@@ -102,6 +114,11 @@ export class WebhookRouter {
 		const eventId = typeof eventIdHeader === 'string' ? eventIdHeader : null;
 		const firstOfEvent =
 			eventId !== null && !this.records.some((record) => record.eventId === eventId);
+		const isWebhook = WEBHOOK_PATHS.test(request.url ?? '/');
+		if (isWebhook && this.outage) {
+			this.refuse(request, response, eventId, this.outage);
+			return;
+		}
 		const target = this.choose(request, eventId);
 		const record: RoutedRequest = {
 			sequence: ++this.sequence,
@@ -115,7 +132,7 @@ export class WebhookRouter {
 			finishedAtMs: 0,
 		};
 		this.records.push(record);
-		const loseAnswer = this.loseFirstAnswers && firstOfEvent;
+		const loseAnswer = isWebhook && this.loseAnswer(record, firstOfEvent);
 
 		const upstream = http.request({
 			host: '127.0.0.1',
@@ -146,6 +163,34 @@ export class WebhookRouter {
 		});
 		request.pipe(upstream);
 		request.on('aborted', () => upstream.destroy());
+	}
+
+	/** The router's own answer while every webhook process is down. */
+	private refuse(
+		request: IncomingMessage,
+		response: ServerResponse,
+		eventId: string | null,
+		outage: 'refuse' | 'unavailable',
+	): void {
+		const now = Date.now();
+		this.records.push({
+			sequence: ++this.sequence,
+			method: request.method ?? 'GET',
+			url: request.url ?? '/',
+			target: 'none',
+			status: outage === 'refuse' ? 'refused' : 503,
+			eventId,
+			answer: undefined,
+			startedAtMs: now,
+			finishedAtMs: now,
+		});
+		request.resume();
+		if (outage === 'refuse') {
+			request.socket.destroy();
+			return;
+		}
+		response.writeHead(503, { 'content-type': 'text/plain', connection: 'close' });
+		response.end('No webhook process is available');
 	}
 
 	async close(): Promise<void> {

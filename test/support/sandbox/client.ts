@@ -34,6 +34,49 @@ export async function startRateLimitWindow(
 	await admin.advanceClock((windowMs - (nowMs % windowMs)) / 1000);
 }
 
+/** Jobs acted on as they appear (see `actOnNewJobs`). */
+export interface NewJobs {
+	/** The jobs acted on so far, oldest first. */
+	readonly done: string[];
+	/** Stops watching; acts on any job that appeared meanwhile; resolves with every job acted on, oldest first. */
+	stop(): Promise<string[]>;
+}
+
+/**
+ * Acts on every job of the account the moment it exists (looking every 20 ms): held, so that a test decides when each
+ * one ends, or completed at once.
+ */
+export function actOnNewJobs(
+	admin: SandboxAdmin,
+	accountId: string,
+	act: (jobId: string) => Promise<unknown>,
+): NewJobs {
+	const done: string[] = [];
+	let stopped = false;
+	const actOnNew = async () => {
+		for (const { job_id: jobId } of (await admin.records(accountId)).jobs) {
+			if (done.includes(jobId)) continue;
+			await act(jobId);
+			done.push(jobId);
+		}
+	};
+	const acting = (async () => {
+		while (!stopped) {
+			await actOnNew();
+			await new Promise((resolve) => setTimeout(resolve, 20));
+		}
+	})();
+	return {
+		done,
+		async stop() {
+			stopped = true;
+			await acting;
+			await actOnNew();
+			return done;
+		},
+	};
+}
+
 export interface SandboxHandle {
 	readonly sandbox: RunningSandbox;
 	readonly admin: SandboxAdmin;

@@ -3,25 +3,39 @@
 //
 // One resume across processes: every event whose "all ended" conclusion rests on a job that ended after the event
 // was created defers to that job's own event, created later. The event created last (ties: the later item) never
-// defers, so exactly one event resumes; if that one is lost, a check resumes (a check never defers).
+// defers, so exactly one event resumes; if that one is lost, a check resumes. A check never defers, but it leaves a
+// recent end to its event for a while (`checkResumesFrom`): that event may be resuming the execution in another process,
+// whose collection downloads every artifact, and a check resuming meanwhile would download them all again (n8n 2.x then
+// refuses the second resume; n8n 1.x has no such guard). Two deliveries of one event at two processes at once cannot
+// be told apart without a lock the processes share, which a node does not have.
 import { isTerminalStatus, type PublicTranscriptionResponse } from '../../../../../src/api';
 import type { Ledger } from './ledger';
 import type { PauseRecord } from './pause-record';
 
 export type PauseRequest =
 	| { kind: 'event'; jobId: string; status: string; createdAt: string }
-	/** `deadline`: Max Wait has run out, every job is read and the execution resumes whatever they say. */
-	| { kind: 'check'; deadline: boolean };
+	/**
+	 * `deadline`: Max Wait has run out, every job is read and the execution resumes whatever they say. `atMs`: when it
+	 * arrived (this process's clock).
+	 */
+	| { kind: 'check'; deadline: boolean; atMs: number };
 
 export type Verdict =
 	/** A job is still running (or not yet read): nothing can resume. */
 	| { action: 'wait'; waitingFor: number }
 	/** Every job has ended, but `laterJobId` ended after this event was created: its own event resumes. */
 	| { action: 'defer'; laterJobId: string }
+	/** A check found every job ended, the last one recently: its event may be resuming elsewhere until `untilMs`. */
+	| { action: 'settle'; untilMs: number }
 	| { action: 'resume' };
 
 /** Statuses the service sends an event for; a cancelled job sends none. */
 const STATUSES_WITH_EVENTS: ReadonlySet<string> = new Set(['completed', 'failed']);
+
+/** How long a check leaves a job's end to its event: the delivery and the reads of the resume it makes. */
+export const SETTLE_MS = 5_000;
+/** …and per artifact that resume downloads: one at the spec's lowest rate limit (30 requests a minute). */
+export const SETTLE_PER_DOWNLOAD_MS = 2_000;
 
 /** The jobs of the pause this process does not know to have ended, in item order (older first). */
 export function unknownJobs(records: readonly PauseRecord[], ledger: Ledger): string[] {
@@ -60,13 +74,43 @@ export function verdict(
 ): Verdict {
 	const unknown = unknownJobs(records, ledger);
 	if (request.kind === 'check') {
-		return unknown.length === 0 || request.deadline
-			? { action: 'resume' }
-			: { action: 'wait', waitingFor: unknown.length };
+		if (request.deadline) return { action: 'resume' };
+		if (unknown.length > 0) return { action: 'wait', waitingFor: unknown.length };
+		const from = checkResumesFrom(records, ledger);
+		return from !== undefined && request.atMs < from
+			? { action: 'settle', untilMs: from }
+			: { action: 'resume' };
 	}
 	if (unknown.length > 0) return { action: 'wait', waitingFor: unknown.length };
 	const laterJobId = jobEndedAfter(records, ledger, request);
 	return laterJobId === undefined ? { action: 'resume' } : { action: 'defer', laterJobId };
+}
+
+/**
+ * When a check may resume an execution whose jobs have all ended (ms since the epoch): SETTLE_MS after the last job
+ * with an event ended, plus SETTLE_PER_DOWNLOAD_MS per artifact to download; undefined when no event can be resuming
+ * it — no job with an event ended after the pause (n8n refused their events while the execution ran).
+ */
+export function checkResumesFrom(
+	records: readonly PauseRecord[],
+	ledger: Ledger,
+): number | undefined {
+	// A record without paused_at (stored by an earlier version): every end counts as after the pause.
+	const pausedAtMs = Date.parse(records[0]?.paused_at ?? '');
+	let lastEndMs: number | undefined;
+	let downloads = 0;
+	for (const record of records) {
+		const known = record.job_id === undefined ? undefined : ledger.ended.get(record.job_id);
+		const status = (known?.status ?? record.status ?? '').toLowerCase();
+		if (status === 'completed') downloads += record.formats.length;
+		if (!known || !STATUSES_WITH_EVENTS.has(status)) continue;
+		const endedAtMs = Date.parse(known.endedAt);
+		if (endedAtMs < pausedAtMs) continue;
+		lastEndMs = Math.max(lastEndMs ?? endedAtMs, endedAtMs);
+	}
+	return lastEndMs === undefined
+		? undefined
+		: lastEndMs + SETTLE_MS + downloads * SETTLE_PER_DOWNLOAD_MS;
 }
 
 /** A job (with an event of its own) that ended after the event was created; equal times: the later item's. */

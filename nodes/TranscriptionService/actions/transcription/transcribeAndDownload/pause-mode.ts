@@ -62,11 +62,13 @@ export async function pauseUntilWebhook(
 	outcomes: Array<ItemOutcome<INodeExecutionData[]>>,
 ): Promise<INodeExecutionData[][]> {
 	const waitMs = maxWaitMs(context.getNodeParameter('options', 0, {}) as IDataObject);
-	const deadlineAtMs = Date.now() + waitMs;
+	const pausedAtMs = Date.now();
+	const deadlineAtMs = pausedAtMs + waitMs;
 	const pause = {
 		node_id: context.getNode().id,
 		resume_url: resumeUrlOf(context),
 		deadline_at: new Date(deadlineAtMs).toISOString(),
+		paused_at: new Date(pausedAtMs).toISOString(),
 	};
 	const failures = new Map<number, ItemError>();
 	const records: PauseRecord[] = outcomes.map((outcome, item) => {

@@ -7,7 +7,8 @@
 // - every read happens before the answer: a read that fails answers 503 and claims nothing (the service delivers the
 //   event again; a check tries again later);
 // - a job still running: 200, waiting; every job ended: the resume is claimed, the answer goes out at once, then the
-//   results are collected and handed to n8n.
+//   results are collected and handed to n8n — except that a check leaves a recent end to its event for a while
+//   (decision.ts, checkResumesFrom): 200, settling.
 // It never throws: n8n would answer 500 and then run the rest of the workflow with an empty item.
 import type {
 	IDataObject,
@@ -130,6 +131,9 @@ async function handleRequest(
 			reply(200, { received: true, waiting_for: decided.verdict.waitingFor }, 'waiting');
 		} else if (decided.verdict.action === 'defer') {
 			reply(200, { received: true, deferred: decided.verdict.laterJobId }, 'waiting');
+		} else if (decided.verdict.action === 'settle') {
+			const until = new Date(decided.verdict.untilMs).toISOString();
+			reply(200, { received: true, settling_until: until }, 'waiting');
 		}
 		await watchFromHere(context, ledger, records[0]);
 		return { noWebhookResponse: true };

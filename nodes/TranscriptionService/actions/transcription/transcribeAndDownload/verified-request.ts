@@ -41,7 +41,7 @@ export async function verifiedRequest(
 		if (!check.ok) {
 			return { rejection: { status: 401, body: { error: check.reason }, message: check.message } };
 		}
-		return { kind: 'check', deadline: false };
+		return { kind: 'check', deadline: false, atMs: nowMs };
 	}
 	const verified = verifyDelivery({
 		rawBody: body.rawBody,

@@ -1,0 +1,645 @@
+// R5 fault matrix (issue 17): "nothing lost" for Pause Until Webhook and the Polling Trigger, counted.
+//
+// Pause Until Webhook: batches of 1, 10 and 100 items per fault class, the real node in n8n-core's engine, the sandbox
+// delivering real signed events (retries time-scaled: 3 s, 27 s, 2.5 min, 6 min) to a front door before the resume URL,
+// served by two webhook processors (separately loaded copies of the package) while the process that paused keeps its
+// watcher. Polling Trigger: its real poll() in n8n-core's PollContext against the sandbox's clock, through a proxy that
+// answers in the service's place when a class says so.
+//
+// Pass, per class: every job that reached a terminal state (the sandbox's records) is output exactly once — completed
+// with the bytes the service serves, failed as an error item (Pause: on the error output) naming its job_id — and none
+// lost, duplicated or stalled. Faults are counted from the records of what answered in the service's or n8n's place
+// (the counting proxy, the front door, the sandbox's delivery log), never from the code under test. The totals are
+// printed and written to bench/results/ (a dated file and latest.json). RELIABILITY_SCALE shrinks the batches.
+import type { Exchange } from '../../bench/lib/counting-proxy';
+import { startCountingProxy } from '../../bench/lib/counting-proxy';
+import { SandboxAdmin } from '../../sandbox/admin-client';
+import type { FaultConfig, FaultRule } from '../../sandbox/faults';
+import type { ListOrder } from '../../sandbox/list-order';
+import { startSandbox } from '../../sandbox/server';
+import type { WebhookDeliveryRecord } from '../../sandbox/webhooks';
+import type { RoutedRequest, WebhookRouter } from '../support/queue/router';
+import { captureLogs, Evidence, scanForSecrets } from '../support/reliability/evidence';
+import {
+	listAnswer,
+	PolledAccount,
+	ServiceError,
+	type ListCall,
+	type PolledAccountOptions,
+} from '../support/reliability/polled-account';
+import {
+	judgeBatch,
+	MAX_WAIT_SECONDS,
+	settleBatch,
+	startPausedBatch,
+	type BatchOutcome,
+	type PausedBatch,
+} from '../support/reliability/paused-batch';
+import { reliabilityScale } from '../support/reliability/scale';
+import { Tally } from '../support/reliability/tally';
+
+const SCALE = reliabilityScale();
+/** Pause Until Webhook: items per batch, one batch of each size per fault class. */
+const BATCH_SIZES = [...new Set([1, 10, 100].map((size) => Math.max(1, Math.round(size * SCALE))))];
+const SEED = 5_000_017;
+/** The service's retry schedule × 0.05: 3 s, 27 s, 2.5 min, 6 min (±20 %). */
+const TIME_SCALE = 0.05;
+/** How long a class's batches may take to finish once its faults are in place: past it, a job counts as stalled. */
+const STALL_BOUND_MS = 180_000;
+/** A tenth of the requests on the faulted routes: a call's five attempts all failing is then ~1 in 100,000. */
+const FAULT_SHARE = 0.1;
+
+/** Polling Trigger: jobs ending per minute of the service's clock (every fourth failed). */
+const JOBS_PER_MINUTE = Math.max(2, Math.round(4 * SCALE));
+/** Minutes each polling fault lasts: longer than the trigger's 10-minute overlap. */
+const FAULT_MINUTES = 12;
+/** Polls after the fault in which the trigger must catch up. */
+const CATCH_UP_POLLS = 30;
+
+const STATUS_READ = /^\/api\/v1\/transcriptions\/[^/?]+(\?.*)?$/;
+const DOWNLOAD = /^\/api\/v1\/transcriptions\/[^/?]+\/artifact/;
+
+const tally = new Tally();
+const evidence = new Evidence();
+const secrets: Record<string, string> = {};
+
+beforeAll(() => captureLogs(evidence));
+
+afterAll(async () => {
+	if (tally.classes.length === 0) return;
+	process.stderr.write(`\nR5 totals (scale ${SCALE}):\n${tally.render()}\n`);
+	const written = await tally.write({
+		scale: SCALE,
+		pauseBatchSizes: BATCH_SIZES,
+		timeScale: TIME_SCALE,
+		faultShare: FAULT_SHARE,
+		pollingJobsPerMinute: JOBS_PER_MINUTE,
+		pollingFaultMinutes: FAULT_MINUTES,
+		pollingCatchUpPolls: CATCH_UP_POLLS,
+		stallBoundSeconds: STALL_BOUND_MS / 1000,
+		maxWaitSeconds: MAX_WAIT_SECONDS,
+	});
+	process.stderr.write(`R5 written to ${written.join(' and ')}\n`);
+});
+
+/** What a Pause Until Webhook class's faults left in the records. */
+interface PauseRecords {
+	exchanges: Exchange[];
+	/** Every request the front doors saw. */
+	doors: RoutedRequest[];
+	deliveries: WebhookDeliveryRecord[];
+	/** Processes the class restarted. */
+	restarts: number;
+}
+
+interface PauseClass {
+	name: string;
+	/** The sandbox's faults for the whole class: per-route rules, webhook duplicates and reorders. */
+	faults?: FaultConfig;
+	/** Sets up each batch's front door before its run starts. */
+	frontDoor?: (router: WebhookRouter) => void;
+	/** Jobs held from the moment they exist, so that `during` decides when they end. */
+	holdJobs?: boolean;
+	/** What happens while the batches wait (all of them paused by then); resolves with the processes restarted. */
+	during?: (batches: PausedBatch[]) => Promise<number>;
+	/** The faults injected, counted from the records. */
+	injected: (records: PauseRecords) => { count: number; detail: string };
+}
+
+/**
+ * On each route: its first two requests (so that even a quick run meets the fault), then `probability` of the rest.
+ * Two in a row stay below a call's five attempts.
+ */
+const rules = (routes: FaultRule['route'][], kind: FaultRule['kind'], probability = FAULT_SHARE) =>
+	routes.flatMap((route): FaultRule[] => [
+		{ route, kind, count: 2 },
+		{ route, kind, probability },
+	]);
+const ARTIFACT_ROUTES: FaultRule['route'][] = [
+	'getTranscriptionArtifact',
+	'getTranscriptionArtifactByExtension',
+];
+
+/** Answers of `status` (or no answer) on requests whose path matches `path`. */
+function answered(exchanges: Exchange[], path: RegExp, status: Exchange['status']) {
+	return exchanges.filter(
+		(exchange) =>
+			exchange.method === 'GET' && path.test(exchange.url) && exchange.status === status,
+	).length;
+}
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** The held jobs of a batch in `parts` consecutive slices. */
+function partsOf(batch: PausedBatch, parts: number): string[][] {
+	const held = batch.holder?.held ?? [];
+	const size = Math.ceil(held.length / parts);
+	return Array.from({ length: parts }, (_, part) => held.slice(part * size, (part + 1) * size));
+}
+
+const PAUSE_CLASSES: PauseClass[] = [
+	{
+		name: '429 on status reads',
+		faults: { rules: rules(['getTranscription'], '429') },
+		injected: ({ exchanges }) => {
+			const count = answered(exchanges, STATUS_READ, 429);
+			return { count, detail: `${count} status reads answered 429` };
+		},
+	},
+	{
+		name: '503 on status reads',
+		faults: { rules: rules(['getTranscription'], '503') },
+		injected: ({ exchanges }) => {
+			const count = answered(exchanges, STATUS_READ, 503);
+			return { count, detail: `${count} status reads answered 503` };
+		},
+	},
+	{
+		name: '429 on artifact downloads',
+		faults: { rules: rules(ARTIFACT_ROUTES, '429') },
+		injected: ({ exchanges }) => {
+			const count = answered(exchanges, DOWNLOAD, 429);
+			return { count, detail: `${count} downloads answered 429` };
+		},
+	},
+	{
+		name: '503 on artifact downloads',
+		faults: { rules: rules(ARTIFACT_ROUTES, '503') },
+		injected: ({ exchanges }) => {
+			const count = answered(exchanges, DOWNLOAD, 503);
+			return { count, detail: `${count} downloads answered 503` };
+		},
+	},
+	{
+		name: 'dropped connections (status reads, downloads)',
+		faults: {
+			rules: [
+				...rules(['getTranscription', ...ARTIFACT_ROUTES], 'reset', FAULT_SHARE / 2),
+				...rules(['getTranscription', ...ARTIFACT_ROUTES], 'drop_after_commit', FAULT_SHARE / 2),
+			],
+		},
+		injected: ({ exchanges }) => {
+			const reads = answered(exchanges, STATUS_READ, 'no_response');
+			const downloads = answered(exchanges, DOWNLOAD, 'no_response');
+			return {
+				count: reads + downloads,
+				detail: `${reads} status reads and ${downloads} downloads cut without an answer (reset before the work, or the answer dropped after it)`,
+			};
+		},
+	},
+	{
+		name: 'resume answer lost after the node handled it',
+		// Every event's first delivery: the node handles it, the service never hears and delivers it again.
+		frontDoor: (router) => {
+			router.loseAnswer = (request, firstOfEvent) => request.eventId !== null && firstOfEvent;
+		},
+		injected: ({ doors }) => {
+			const count = doors.filter((request) => request.status === 'answer_lost').length;
+			return { count, detail: `${count} answers lost after the node handled the event` };
+		},
+	},
+	{
+		name: 'duplicate events',
+		faults: { webhooks: { duplicateProbability: 1 } },
+		injected: ({ deliveries }) => {
+			const firsts = deliveries.filter((delivery) => delivery.attempt === 1);
+			const count = firsts.length - new Set(firsts.map((delivery) => delivery.event_id)).size;
+			return { count, detail: `${count} events delivered a second time after a 2xx` };
+		},
+	},
+	{
+		name: 'reordered events',
+		faults: { webhooks: { reorderProbability: 0.5 } },
+		injected: ({ deliveries }) => {
+			const count = overtaken(deliveries);
+			return { count, detail: `${count} events delivered after an event created later` };
+		},
+	},
+	{
+		name: 'process restarted mid-wait',
+		holdJobs: true,
+		// A third of each batch's jobs end; the process that paused and processor 0 restart; another third end;
+		// processor 1 restarts; the rest end. Each restarted process has forgotten the execution.
+		during: async (batches) => {
+			const thirds = batches.map((batch) => partsOf(batch, 3));
+			const release = async (part: number) =>
+				await Promise.all(
+					batches.map(async (batch, index) => await batch.holder?.release(thirds[index][part])),
+				);
+			await release(0);
+			await sleep(4000);
+			for (const batch of batches) {
+				batch.run.restart('pauser');
+				batch.run.restart(0);
+			}
+			await release(1);
+			await sleep(4000);
+			for (const batch of batches) batch.run.restart(1);
+			await release(2);
+			return batches.length * 3;
+		},
+		injected: ({ restarts }) => ({
+			count: restarts,
+			detail: `${restarts} processes restarted while their batch waited (per batch: the process that paused, then each webhook processor)`,
+		}),
+	},
+	{
+		name: 'events while every process is down',
+		holdJobs: true,
+		// Every process goes down (its memory with it); meanwhile every job ends, so each event's first delivery finds
+		// the resume URL refusing connections and its retry (3 s ± 20 % later) a load balancer answering 503; 8 s on,
+		// fresh processes come up, and the service's next retry (27 s ± 20 %) delivers.
+		during: async (batches) => {
+			for (const batch of batches) {
+				batch.run.restartAll();
+				batch.run.frontDoor!.outage = 'refuse';
+			}
+			await Promise.all(
+				batches.map(async (batch) => await batch.holder?.release(batch.holder.held)),
+			);
+			await sleep(2000);
+			for (const batch of batches) batch.run.frontDoor!.outage = 'unavailable';
+			await sleep(6000);
+			for (const batch of batches) batch.run.frontDoor!.outage = undefined;
+			return batches.length * 3;
+		},
+		injected: ({ doors }) => {
+			const refused = doors.filter((request) => request.status === 'refused').length;
+			const unavailable = doors.filter(
+				(request) => request.target === 'none' && request.status === 503,
+			).length;
+			return {
+				count: refused + unavailable,
+				detail: `${refused} requests refused and ${unavailable} answered 503 while every process was down (its memory gone)`,
+			};
+		},
+	},
+];
+
+/** Artifacts (job and format) answered 200 more than once: a second collection, or a retry of an answer lost. */
+function repeatedDownloads(exchanges: Exchange[]): number {
+	const answered = new Map<string, number>();
+	for (const exchange of exchanges) {
+		if (exchange.method !== 'GET' || !DOWNLOAD.test(exchange.url) || exchange.status !== 200)
+			continue;
+		const artifact = exchange.url.split('?')[0];
+		answered.set(artifact, (answered.get(artifact) ?? 0) + 1);
+	}
+	return [...answered.values()].reduce((sum, count) => sum + count - 1, 0);
+}
+
+/** Events delivered (first attempt) after an event to the same URL that was created later. */
+function overtaken(deliveries: WebhookDeliveryRecord[]): number {
+	const firsts = deliveries.filter((delivery) => delivery.attempt === 1);
+	const byEvent = new Map<string, WebhookDeliveryRecord>();
+	for (const delivery of firsts)
+		if (!byEvent.has(delivery.event_id)) byEvent.set(delivery.event_id, delivery);
+	const events = [...byEvent.values()].map((delivery) => ({
+		url: delivery.url,
+		createdAt: Date.parse((JSON.parse(delivery.body) as { created_at: string }).created_at),
+		sentAt: Date.parse(delivery.at),
+	}));
+	return events.filter((event) =>
+		events.some(
+			(other) =>
+				other.url === event.url && other.createdAt > event.createdAt && other.sentAt < event.sentAt,
+		),
+	).length;
+}
+
+async function runPauseClass(faultClass: PauseClass, classIndex: number) {
+	const sandbox = await startSandbox({
+		port: 0,
+		quiet: true,
+		jobSeconds: 3,
+		seed: SEED + classIndex,
+		allowLocalWebhooks: true,
+		timeScale: TIME_SCALE,
+		// Far above the batches' needs in short windows: every 429 is an injected one, its Retry-After short.
+		rateLimits: { windowSeconds: 2, perTier: { platinum: 10_000, premium: 10_000 } },
+	});
+	const proxy = await startCountingProxy(sandbox.baseUrl);
+	const admin = new SandboxAdmin(sandbox.baseUrl);
+	const batches: PausedBatch[] = [];
+	try {
+		if (faultClass.faults) await admin.setFaults({ seed: SEED + classIndex, ...faultClass.faults });
+		batches.push(
+			...(await Promise.all(
+				BATCH_SIZES.map(
+					async (size) =>
+						await startPausedBatch({
+							admin,
+							serviceBaseUrl: proxy.baseUrl,
+							size,
+							name: `r5-${classIndex}-${size}`,
+							holdJobs: faultClass.holdJobs ?? false,
+							frontDoor: faultClass.frontDoor,
+						}),
+				),
+			)),
+		);
+		for (const batch of batches) {
+			secrets[`API key of ${batch.accountId}`] = batch.apiKey;
+			secrets[`signing secret of ${batch.accountId}`] = batch.signingSecret;
+		}
+		const restarts = (await faultClass.during?.(batches)) ?? 0;
+		await Promise.all(batches.map(async (batch) => await settleBatch(batch, STALL_BOUND_MS)));
+		await admin.clearFaults();
+		// Late copies (duplicates, retries of lost answers) meet finished executions: none may resume one again.
+		await admin.webhookDeliveries({ waitIdle: true });
+		await sleep(2000);
+
+		const outcomes: BatchOutcome[] = [];
+		for (const batch of batches) {
+			outcomes.push(await judgeBatch(batch, admin, sandbox.baseUrl));
+			evidence.addItems(`R5 ${faultClass.name} ${batch.size}`, batch.run.outputs().flat());
+		}
+		const injected = faultClass.injected({
+			exchanges: proxy.exchanges,
+			doors: batches.flatMap((batch) => batch.run.frontDoor?.records ?? []),
+			deliveries: await admin.webhookDeliveries(),
+			restarts,
+		});
+		const reasons = outcomes.flatMap((outcome) => outcome.reasons);
+		const secondResumes = (kind: 'event' | 'check') =>
+			outcomes.reduce((sum, outcome) => sum + outcome.secondResumes[kind], 0);
+		const lost = outcomes.flatMap((outcome) => outcome.lost);
+		const stalled = outcomes.flatMap((outcome) => outcome.stalled);
+		const duplicated = outcomes.flatMap((outcome) => outcome.duplicated);
+		const tallied = tally.add({
+			feature: 'Pause Until Webhook',
+			faultClass: faultClass.name,
+			jobs: outcomes.reduce((sum, outcome) => sum + outcome.jobs, 0),
+			faults: injected.count,
+			lost: lost.length,
+			duplicated: duplicated.length,
+			stalled: stalled.length,
+			detail: [
+				`batches of ${BATCH_SIZES.join(', ')}`,
+				injected.detail,
+				`second resumes refused by n8n: ${secondResumes('event')} on an event, ${secondResumes('check')} on a check; ${repeatedDownloads(proxy.exchanges)} artifact(s) downloaded more than once`,
+				...reasons,
+				...(stalled.length ? [`stalled: ${stalled.join(', ')}`] : []),
+				...(duplicated.length ? [`duplicated: ${duplicated.join(', ')}`] : []),
+			].join('; '),
+		});
+		return { ...tallied, checksThatResumedAgain: secondResumes('check') };
+	} finally {
+		await Promise.all(batches.map(async (batch) => await batch.run.close()));
+		await proxy.close();
+		await sandbox.close();
+	}
+}
+
+describe(`R5 Pause Until Webhook: batches of ${BATCH_SIZES.join(', ')} items, events over two webhook processors`, () => {
+	for (const [index, faultClass] of PAUSE_CLASSES.entries()) {
+		test(`${faultClass.name}: every terminal job output once, 0 lost, 0 duplicated, 0 stalled`, async () => {
+			const result = await runPauseClass(faultClass, index);
+			process.stderr.write(
+				`R5 pause, ${faultClass.name}: ${result.jobs} jobs, ${result.faults} faults injected, ${result.lost} lost, ${result.duplicated} duplicated, ${result.stalled} stalled — ${result.detail}\n`,
+			);
+			expect(result.faults).toBeGreaterThan(0);
+			expect(result.jobs).toBe(BATCH_SIZES.reduce((sum, size) => sum + size, 0));
+			// A check leaves a recent end to its event: no check starts a second collection.
+			expect(result.checksThatResumedAgain).toBe(0);
+			expect({ lost: result.lost, duplicated: result.duplicated, stalled: result.stalled }).toEqual(
+				{
+					lost: 0,
+					duplicated: 0,
+					stalled: 0,
+				},
+			);
+		});
+	}
+});
+
+interface PollingClass {
+	name: string;
+	listOrder?: ListOrder;
+	/** While the fault is on: the answer to a list request in the service's place (undefined: the service answers). */
+	answer?: PolledAccountOptions['answer'];
+	/** At the fault's start, at each of its minutes (before the poll), at its end. */
+	begin?: (account: PolledAccount) => Promise<void>;
+	minute?: (account: PolledAccount, minute: number) => Promise<{ n8nDown?: boolean } | void>;
+	end?: (account: PolledAccount) => Promise<void>;
+	/** The faults injected, from the records (answers in the service's place, the proxy's log, polls not run). */
+	injected: (account: PolledAccount) => { count: number; detail: string };
+}
+
+/** Answers in the service's place: each one counted a fault by the account (PolledAccount.faults). */
+const servedInPlace = (what: string) => (account: PolledAccount) => ({
+	count: account.faults,
+	detail: `${account.faults} ${what}`,
+});
+
+/** Five shapes a list answer can take without being one, in turn. */
+const GARBLED: Array<(call: ListCall, account: PolledAccount) => unknown> = [
+	(call, account) => {
+		const { total, links } = listAnswer(call, account);
+		return { total, links };
+	},
+	(call, account) => ({ ...listAnswer(call, account), items: 'none' }),
+	(call, account) => {
+		const answer = listAnswer(call, account);
+		const renamed = (answer.items as Array<Record<string, unknown>>).map(
+			({ job_id, status, updated_at }) => ({ id: job_id, state: status, updatedAt: updated_at }),
+		);
+		return { ...answer, items: renamed };
+	},
+	() => [],
+	() => ({ items: null, total: null }),
+];
+
+/** Creates a second key of the account and revokes the first: what rotating a key in the dashboard does. */
+async function newKeyOf(account: PolledAccount): Promise<string> {
+	const { key } = await account.admin.createKey({ account_id: account.accountId });
+	return key;
+}
+
+const POLLING_CLASSES: PollingClass[] = [
+	{
+		name: 'garbled pages (200 without items, wrong shapes)',
+		// Every answer of the failed list, and every second one of the completed list, is a 200 that is no list.
+		answer: (() => {
+			let answers = 0;
+			return (call: ListCall, account: PolledAccount) => {
+				answers++;
+				if (call.status === 'completed' && answers % 2 === 0) return undefined;
+				return GARBLED[answers % GARBLED.length](call, account);
+			};
+		})(),
+		injected: servedInPlace('list answers that were 200 but no list'),
+	},
+	{
+		name: 'wrong totals',
+		// The count runs ahead of the list (jobs counted, not listed yet) or behind it (a lagging count), in turn.
+		answer: (() => {
+			let answers = 0;
+			return (call: ListCall, account: PolledAccount) => {
+				const answer = listAnswer(call, account);
+				const wrong =
+					++answers % 2 === 0
+						? answer.total + 5
+						: Math.max(call.cursor + answer.items.length, answer.total - 5);
+				return wrong === answer.total ? undefined : { ...answer, total: wrong };
+			};
+		})(),
+		injected: servedInPlace('list answers whose total was not the number of jobs listed'),
+	},
+	{
+		name: 'huge pages (limit ignored)',
+		answer: (call, account) => {
+			const items = account.lists.get(call.status) ?? [];
+			if (items.length - call.cursor <= call.limit) return undefined;
+			return { ...listAnswer(call, account), items: items.slice(call.cursor) };
+		},
+		injected: servedInPlace('list answers with more jobs than the limit asked for'),
+	},
+	{
+		name: '5xx mid-search',
+		// New jobs land anywhere in a scrambled list: every poll searches. Every second search page is answered 503
+		// (the retry gets it), and in the sixth minute five in a row stop the poll.
+		listOrder: 'scrambled',
+		answer: (() => {
+			let searches = 0;
+			return (call: ListCall, account: PolledAccount) => {
+				if (call.cursor === 0) return undefined;
+				searches++;
+				const burst = account.pollsIntoFault === 6 && searches % 20 < 5;
+				return burst || searches % 2 === 0
+					? new ServiceError(503, 'Injected: unavailable')
+					: undefined;
+			};
+		})(),
+		injected: servedInPlace('search pages answered 503'),
+	},
+	{
+		name: 'key rotation (a second key of the account, the first revoked)',
+		minute: async (account, minute) => {
+			if (minute % 4 !== 1) return;
+			const previous = account.key;
+			account.useKey(await newKeyOf(account));
+			await account.admin.revokeKey(previous);
+			account.faults++;
+		},
+		injected: (account) => ({
+			count: account.faults,
+			detail: `${account.faults} rotations: a new key of the account, the credential switched to it, the old key revoked`,
+		}),
+	},
+	{
+		name: 'revoked key for a while',
+		// The credential's key is revoked: every poll fails (an error execution each) until the user puts in a new key
+		// of the same account.
+		begin: async (account) => {
+			await account.admin.revokeKey(account.key);
+		},
+		end: async (account) => {
+			account.useKey(await newKeyOf(account));
+		},
+		injected: (account) => {
+			const refused = account.proxy.exchanges.filter((exchange) => exchange.status === 401).length;
+			return {
+				count: refused,
+				detail: `${refused} requests refused 401 with the revoked key, ${account.trigger.errors.length} polls failed`,
+			};
+		},
+	},
+	{
+		name: 'n8n down across completions',
+		// No poll runs while n8n is down; it starts again from the static data it saved with its last emission.
+		minute: async (account) => {
+			account.faults++;
+			return { n8nDown: true };
+		},
+		end: async (account) => {
+			await account.restartN8n();
+		},
+		injected: (account) => ({
+			count: account.faults,
+			detail: `${account.faults} polls not run while n8n was down, then a restart from the saved static data`,
+		}),
+	},
+];
+
+const HEALTHY_MINUTES = 3;
+
+async function runPollingClass(faultClass: PollingClass, classIndex: number) {
+	const account = await PolledAccount.start({
+		seed: SEED + 100 + classIndex,
+		listOrder: faultClass.listOrder,
+		answer: faultClass.answer,
+	});
+	try {
+		secrets[`API key of ${account.accountId}`] = account.key;
+		for (let minute = 0; minute < HEALTHY_MINUTES; minute++) {
+			await account.endJobs(JOBS_PER_MINUTE);
+			await account.minute();
+		}
+		// A job that ends in the middle of the fault after many newer ones: finding it takes a search.
+		const longJob = await account.longJob();
+		account.faultOn = true;
+		await faultClass.begin?.(account);
+		for (let minute = 0; minute < FAULT_MINUTES; minute++) {
+			await account.endJobs(JOBS_PER_MINUTE);
+			if (minute === FAULT_MINUTES / 2) await longJob.end();
+			const step = (await faultClass.minute?.(account, minute)) ?? {};
+			await account.minute(step);
+			secrets[`API key ${minute} of ${account.accountId}`] = account.key;
+		}
+		account.faultOn = false;
+		await faultClass.end?.(account);
+		secrets[`last API key of ${account.accountId}`] = account.key;
+		await account.endJobs(JOBS_PER_MINUTE);
+		await account.catchUp(CATCH_UP_POLLS);
+
+		evidence.addItems(`R5 ${faultClass.name}`, account.trigger.items());
+		for (const error of account.trigger.errors) evidence.addError(`R5 ${faultClass.name}`, error);
+		const outcome = await account.judge();
+		const injected = faultClass.injected(account);
+		return tally.add({
+			feature: 'Polling Trigger',
+			faultClass: faultClass.name,
+			jobs: outcome.jobs,
+			faults: injected.count,
+			lost: outcome.lost.length,
+			duplicated: outcome.duplicated.length,
+			stalled: outcome.stalled.length,
+			detail: [
+				`${FAULT_MINUTES} minutes of fault, ${account.polls} polls`,
+				injected.detail,
+				...outcome.reasons,
+				...(outcome.lost.length ? [`lost: ${outcome.lost.join(', ')}`] : []),
+				...(outcome.stalled.length ? [`stalled: ${outcome.stalled.join(', ')}`] : []),
+				...(outcome.duplicated.length ? [`duplicated: ${outcome.duplicated.join(', ')}`] : []),
+			].join('; '),
+		});
+	} finally {
+		await account.close();
+	}
+}
+
+describe(`R5 Polling Trigger: ${JOBS_PER_MINUTE} jobs ending per minute, faults lasting ${FAULT_MINUTES} minutes`, () => {
+	for (const [index, faultClass] of POLLING_CLASSES.entries()) {
+		test(`${faultClass.name}: every job that ended emitted once, 0 lost, 0 duplicated, 0 stalled`, async () => {
+			const result = await runPollingClass(faultClass, index);
+			process.stderr.write(
+				`R5 polling, ${faultClass.name}: ${result.jobs} jobs, ${result.faults} faults injected, ${result.lost} lost, ${result.duplicated} duplicated, ${result.stalled} stalled — ${result.detail}\n`,
+			);
+			expect(result.faults).toBeGreaterThan(0);
+			expect(result.jobs).toBeGreaterThan(FAULT_MINUTES * JOBS_PER_MINUTE);
+			expect({ lost: result.lost, duplicated: result.duplicated, stalled: result.stalled }).toEqual(
+				{
+					lost: 0,
+					duplicated: 0,
+					stalled: 0,
+				},
+			);
+		});
+	}
+});
+
+test('R4 (R5 run): no API key or signing secret in any output item, error or log line', () => {
+	expect(Object.keys(secrets).length).toBeGreaterThan(0);
+	expect(scanForSecrets(evidence, secrets)).toEqual([]);
+});

@@ -1,0 +1,262 @@
+// One Pause Until Webhook batch of R5: a fresh account, N WAV items (every tenth not media, so its job fails), run in
+// n8n-core's engine until it pauses (test/support/engine/waiting-harness.ts), the resume URL served by two webhook
+// processors behind a front door (the queue suite's router) while the process that paused keeps its watcher; then
+// judged against the sandbox's own records: every job that reached a terminal state must be output exactly once —
+// completed on the success output with the bytes the service serves, failed on the error output naming its job_id.
+import type { INodeExecutionData, INodeParameters } from 'n8n-workflow';
+
+import type { SandboxAdmin } from '../../../sandbox/admin-client';
+import { binaryBytes, binaryItem } from '../engine/harness';
+import { PausedRun } from '../engine/waiting-harness';
+import type { WebhookRouter } from '../queue/router';
+import { makeWav } from '../fixtures/media';
+import { actOnNewJobs, type NewJobs } from '../sandbox/client';
+
+export const PAUSE_FORMATS = ['srt', 'txt'] as const;
+/** Long enough that no healthy run reaches it: a job output as max_wait_exceeded is a stall. */
+export const MAX_WAIT_SECONDS = 1800;
+const TERMINAL = new Set(['completed', 'failed', 'cancelled']);
+
+export function pauseParameters(): INodeParameters {
+	return {
+		resource: 'transcription',
+		operation: 'transcribeAndDownload',
+		binaryPropertyName: 'data',
+		formats: [...PAUSE_FORMATS],
+		waitMode: 'pauseUntilWebhook',
+		options: { concurrency: 10, maxWaitSeconds: MAX_WAIT_SECONDS },
+	};
+}
+
+/** `size` items named after the batch; in a batch of ten or more every tenth is not media (its job fails). */
+export async function batchItems(size: number, name: string): Promise<INodeExecutionData[]> {
+	const media = makeWav({ seconds: 1 });
+	const notMedia = Buffer.from('these bytes are not audio '.repeat(64));
+	return await Promise.all(
+		Array.from(
+			{ length: size },
+			async (_, index) =>
+				await binaryItem({
+					data: size >= 10 && index % 10 === 9 ? notMedia : media,
+					fileName: `${name}-${String(index).padStart(3, '0')}.wav`,
+					mimeType: 'audio/wav',
+				}),
+		),
+	);
+}
+
+/**
+ * Every job of an account held the moment it exists, so the test decides when each one ends (a fault class that acts
+ * mid-wait needs the jobs still running then); released, they are past their due time, so they end now.
+ */
+export class JobHolder {
+	private readonly holding: NewJobs;
+
+	constructor(
+		private readonly admin: SandboxAdmin,
+		accountId: string,
+	) {
+		this.holding = actOnNewJobs(admin, accountId, async (jobId) => await admin.holdJob(jobId));
+	}
+
+	/** The jobs held, oldest first. */
+	get held(): readonly string[] {
+		return this.holding.done;
+	}
+
+	/** Stops watching for new jobs (once the execution has paused, there are none). */
+	async stop(): Promise<void> {
+		await this.holding.stop();
+	}
+
+	async release(jobIds: readonly string[]): Promise<void> {
+		await Promise.all(jobIds.map(async (jobId) => await this.admin.releaseJob(jobId)));
+	}
+}
+
+export interface PausedBatch {
+	size: number;
+	accountId: string;
+	apiKey: string;
+	signingSecret: string;
+	run: PausedRun;
+	/** Present when the batch's jobs are held from the moment they exist. */
+	holder?: JobHolder;
+}
+
+export async function startPausedBatch(args: {
+	admin: SandboxAdmin;
+	/** Where the node sends its requests (the counting proxy before the sandbox). */
+	serviceBaseUrl: string;
+	size: number;
+	name: string;
+	holdJobs: boolean;
+	/** Sets up the front door before the run starts. */
+	frontDoor?: (router: WebhookRouter) => void;
+}): Promise<PausedBatch> {
+	const key = await args.admin.createKey({ mode: 'live', tier: 'platinum' });
+	const holder = args.holdJobs ? new JobHolder(args.admin, key.account_id) : undefined;
+	const run = await PausedRun.start({
+		parameters: pauseParameters(),
+		input: await batchItems(args.size, args.name),
+		credentials: {
+			apiKey: key.key,
+			baseUrl: args.serviceBaseUrl,
+			signingSecret: key.signing_secret as string,
+		},
+		onError: 'continueErrorOutput',
+		processors: 2,
+		frontDoor: args.frontDoor ?? true,
+	});
+	if (holder) await holder.stop();
+	return {
+		size: args.size,
+		accountId: key.account_id,
+		apiKey: key.key,
+		signingSecret: key.signing_secret as string,
+		run,
+		holder,
+	};
+}
+
+export interface BatchOutcome {
+	/** Jobs of the batch that reached a terminal state at the service. */
+	jobs: number;
+	lost: string[];
+	duplicated: string[];
+	stalled: string[];
+	/**
+	 * Second resumes, by what asked for them (a service event or the node's own check): a second process collected the
+	 * results and handed them to n8n, which refused them (n8n 2.x resumes a waiting execution once). Nothing is output
+	 * twice, but every artifact was downloaded again.
+	 */
+	secondResumes: { event: number; check: number };
+	/** Why each lost job counts as lost. */
+	reasons: string[];
+}
+
+/**
+ * Waits for the batch to finish, `boundMs` at most; one that has not is ended by n8n's own timeout, so its items say
+ * max_wait_exceeded (its jobs stalled).
+ */
+export async function settleBatch(batch: PausedBatch, boundMs: number): Promise<void> {
+	const { run } = batch;
+	let timer: NodeJS.Timeout | undefined;
+	const finished = await Promise.race([
+		run.finished().then(() => true),
+		new Promise<boolean>((resolve) => {
+			timer = setTimeout(() => resolve(false), boundMs);
+		}),
+	]);
+	clearTimeout(timer);
+	if (!finished && run.status === 'waiting') await run.timeout();
+}
+
+/**
+ * Every terminal job of the account (the sandbox's records) must be output exactly once, as the service has it:
+ * completed → success output with each format's bytes as `sandboxBaseUrl` serves them (read with the faults cleared);
+ * failed → error output naming its job_id (job_failed). Every input item must have exactly one output item.
+ */
+export async function judgeBatch(
+	batch: PausedBatch,
+	admin: SandboxAdmin,
+	sandboxBaseUrl: string,
+): Promise<BatchOutcome> {
+	const { run } = batch;
+	const records = await admin.records(batch.accountId);
+	const terminal = new Map(
+		records.jobs.filter((job) => TERMINAL.has(job.status)).map((job) => [job.job_id, job.status]),
+	);
+	const [success = [], errors = []] = run.outputs();
+	const delivered = new Map<string, number>();
+	const stalled = new Set<string>();
+	const reasons: string[] = [];
+	const deliver = (jobId: string) => delivered.set(jobId, (delivered.get(jobId) ?? 0) + 1);
+
+	for (const item of success) {
+		const jobId = String(item.json.job_id);
+		const problem = await completedItemProblem(item, terminal.get(jobId), sandboxBaseUrl, batch);
+		if (problem) reasons.push(`${jobId}: ${problem}`);
+		else deliver(jobId);
+	}
+	for (const item of errors) {
+		const error = (item.json.error ?? {}) as { code?: string; job_id?: string };
+		const jobId = String(error.job_id);
+		if (error.code === 'max_wait_exceeded') stalled.add(jobId);
+		else if (error.code === 'job_failed' && terminal.get(jobId) === 'failed') deliver(jobId);
+		else reasons.push(`${jobId}: error output ${error.code} for a ${terminal.get(jobId)} job`);
+	}
+	const outputsPerItem = new Map<number, number>();
+	for (const item of [...success, ...errors]) {
+		const index = (item.pairedItem as { item: number }).item;
+		outputsPerItem.set(index, (outputsPerItem.get(index) ?? 0) + 1);
+	}
+	const itemsWithoutOneOutput = Array.from({ length: batch.size }, (_, index) => index).filter(
+		(index) => outputsPerItem.get(index) !== 1,
+	);
+	if (itemsWithoutOneOutput.length > 0) {
+		reasons.push(`input items without exactly one output: ${itemsWithoutOneOutput.join(', ')}`);
+	}
+
+	const lost: string[] = [];
+	const duplicated: string[] = [];
+	for (const jobId of terminal.keys()) {
+		const outputs = delivered.get(jobId) ?? 0;
+		if (outputs === 0 && !stalled.has(jobId)) lost.push(jobId);
+		for (let extra = 1; extra < outputs; extra++) duplicated.push(jobId);
+	}
+	const otherErrors = run.errors.filter((error) => !/resumed twice/.test(error.message));
+	for (const error of otherErrors) reasons.push(`serving a request failed: ${error.message}`);
+	const second = run.calls.filter((call) => call.secondResume);
+	return {
+		jobs: terminal.size,
+		lost,
+		duplicated,
+		stalled: [...stalled].filter((jobId) => terminal.has(jobId)),
+		secondResumes: {
+			event: second.filter((call) => call.kind === 'event').length,
+			check: second.filter((call) => call.kind === 'check').length,
+		},
+		reasons,
+	};
+}
+
+/** Why a success-output item is not its completed job as the service serves it; undefined when it is. */
+async function completedItemProblem(
+	item: INodeExecutionData,
+	jobStatus: string | undefined,
+	sandboxBaseUrl: string,
+	batch: PausedBatch,
+): Promise<string | undefined> {
+	if (jobStatus !== 'completed') return `success output for a ${jobStatus ?? 'unknown'} job`;
+	if (item.json.status !== 'completed')
+		return `success output with status ${String(item.json.status)}`;
+	for (const format of PAUSE_FORMATS) {
+		const binary = item.binary?.[format];
+		if (!binary) return `no ${format} binary`;
+		const served = await servedArtifact(
+			sandboxBaseUrl,
+			batch.apiKey,
+			String(item.json.job_id),
+			format,
+		);
+		if (!(await binaryBytes(binary)).equals(served))
+			return `${format} bytes differ from the service's`;
+	}
+	return undefined;
+}
+
+/** The artifact as the service serves it, read straight from the sandbox (no proxy, faults cleared). */
+export async function servedArtifact(
+	sandboxBaseUrl: string,
+	apiKey: string,
+	jobId: string,
+	format: string,
+): Promise<Buffer> {
+	const response = await fetch(
+		`${sandboxBaseUrl}/api/v1/transcriptions/${encodeURIComponent(jobId)}/artifact.${format}`,
+		{ headers: { authorization: `Bearer ${apiKey}` } },
+	);
+	if (!response.ok) throw new Error(`artifact ${jobId}.${format} → ${response.status}`);
+	return Buffer.from(await response.arrayBuffer());
+}
