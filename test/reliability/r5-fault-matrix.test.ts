@@ -11,8 +11,7 @@
 // lost, duplicated or stalled. Faults are counted from the records of what answered in the service's or n8n's place
 // (the counting proxy, the front door, the sandbox's delivery log), never from the code under test. The totals are
 // printed and written to bench/results/ (a dated file and latest.json). RELIABILITY_SCALE shrinks the batches.
-import type { Exchange } from '../../bench/lib/counting-proxy';
-import { startCountingProxy } from '../../bench/lib/counting-proxy';
+import { startCountingProxy, type Exchange } from '../support/sandbox/counting-proxy';
 import { SandboxAdmin } from '../../sandbox/admin-client';
 import type { FaultConfig, FaultRule } from '../../sandbox/faults';
 import type { ListOrder } from '../../sandbox/list-order';
