@@ -6,6 +6,7 @@
 import { createHmac } from 'node:crypto';
 
 import { mulberry32 } from '../../../sandbox/random';
+import type { PublicTranscriptionWebhookEvent } from '../../../src/api';
 
 export type AttackKind =
 	| 'valid'
@@ -83,14 +84,7 @@ export function hmacSignature(secret: string, timestamp: string, body: Buffer): 
 	return `v1=${createHmac('sha256', secret).update(`${timestamp}.`).update(body).digest('hex')}`;
 }
 
-interface EventBody {
-	event: 'transcription.completed' | 'transcription.failed';
-	event_id: string;
-	job_id: string;
-	status: 'completed' | 'failed';
-	created_at: string;
-	links: { self: string; artifact: string | null };
-}
+type EventBody = PublicTranscriptionWebhookEvent;
 
 export function buildAttackMatrix(options: AttackMatrixOptions): Delivery[] {
 	const random = mulberry32(options.seed);
