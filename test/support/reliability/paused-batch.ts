@@ -9,13 +9,9 @@ import type { SandboxAdmin } from '../../../sandbox/admin-client';
 import { binaryBytes, binaryItem } from '../engine/harness';
 import { PausedRun } from '../engine/waiting-harness';
 import type { WebhookRouter } from '../queue/router';
-import { makeWav } from '../fixtures/media';
-import { actOnNewJobs, type NewJobs } from '../sandbox/client';
-
-export const PAUSE_FORMATS = ['srt', 'txt'] as const;
-/** Long enough that no healthy run reaches it: a job output as max_wait_exceeded is a stall. */
-export const MAX_WAIT_SECONDS = 1800;
-const TERMINAL = new Set(['completed', 'failed', 'cancelled']);
+import { batchFiles } from '../fixtures/media';
+import { JobHolder } from '../sandbox/client';
+import { MAX_WAIT_SECONDS, PAUSE_FORMATS, TERMINAL } from './pause-faults';
 
 export function pauseParameters(): INodeParameters {
 	return {
@@ -30,48 +26,11 @@ export function pauseParameters(): INodeParameters {
 
 /** `size` items named after the batch; in a batch of ten or more every tenth is not media (its job fails). */
 export async function batchItems(size: number, name: string): Promise<INodeExecutionData[]> {
-	const media = makeWav({ seconds: 1 });
-	const notMedia = Buffer.from('these bytes are not audio '.repeat(64));
 	return await Promise.all(
-		Array.from(
-			{ length: size },
-			async (_, index) =>
-				await binaryItem({
-					data: size >= 10 && index % 10 === 9 ? notMedia : media,
-					fileName: `${name}-${String(index).padStart(3, '0')}.wav`,
-					mimeType: 'audio/wav',
-				}),
+		batchFiles(size, name).map(
+			async ({ fileName, data }) => await binaryItem({ data, fileName, mimeType: 'audio/wav' }),
 		),
 	);
-}
-
-/**
- * Every job of an account held the moment it exists, so the test decides when each one ends (a fault class that acts
- * mid-wait needs the jobs still running then); released, they are past their due time, so they end now.
- */
-export class JobHolder {
-	private readonly holding: NewJobs;
-
-	constructor(
-		private readonly admin: SandboxAdmin,
-		accountId: string,
-	) {
-		this.holding = actOnNewJobs(admin, accountId, async (jobId) => await admin.holdJob(jobId));
-	}
-
-	/** The jobs held, oldest first. */
-	get held(): readonly string[] {
-		return this.holding.done;
-	}
-
-	/** Stops watching for new jobs (once the execution has paused, there are none). */
-	async stop(): Promise<void> {
-		await this.holding.stop();
-	}
-
-	async release(jobIds: readonly string[]): Promise<void> {
-		await Promise.all(jobIds.map(async (jobId) => await this.admin.releaseJob(jobId)));
-	}
 }
 
 export interface PausedBatch {
