@@ -1,23 +1,12 @@
-// R5's pass rule for a Pause Until Webhook execution that ran on a queue-mode n8n: every job of the account that
-// reached a terminal state (the sandbox's own records) is output exactly once as the service has it — completed on
-// the success output with each format's bytes as the sandbox serves them, failed on the error output naming its
-// job_id — and every input item has exactly one output item. A job output as max_wait_exceeded stalled.
+// R5's pass rule (test/support/reliability/pause-faults.ts) for a Pause Until Webhook execution that ran on a
+// queue-mode n8n: its node's success and error outputs, read through the main's API, judged against the sandbox's
+// records; the completed items' binaries read back from n8n's database and compared with what the sandbox serves.
 import type { SandboxAdmin } from '../../../sandbox/admin-client';
 import type { ArtifactFormat } from '../../../src/artifacts';
 import { serviceArtifact } from '../n8n/executions';
 import type { ExecutionItem, ExecutionWithData, N8nApi } from '../n8n/rest';
-import { TERMINAL } from '../reliability/pause-faults';
+import { judgeOutputs, TERMINAL, type OutputJudgement } from '../reliability/pause-faults';
 import { emittedItems } from './executions';
-
-export interface PausedOutcome {
-	/** Jobs of the account that reached a terminal state at the service. */
-	jobs: number;
-	lost: string[];
-	duplicated: string[];
-	stalled: string[];
-	/** Why each lost job counts as lost, and anything else that breaks the rule. */
-	reasons: string[];
-}
 
 export async function judgePausedExecution(args: {
 	/** The finished execution, or undefined when it never finished (every terminal job then stalled). */
@@ -31,69 +20,39 @@ export async function judgePausedExecution(args: {
 	/** The sandbox itself (faults cleared), to read the artifacts as the service serves them. */
 	sandboxBaseUrl: string;
 	apiKey: string;
-}): Promise<PausedOutcome> {
-	const records = await args.admin.records(args.accountId);
-	const terminal = new Map(
-		records.jobs.filter((job) => TERMINAL.has(job.status)).map((job) => [job.job_id, job.status]),
-	);
+}): Promise<OutputJudgement> {
+	const { jobs } = await args.admin.records(args.accountId);
 	if (!args.execution) {
+		const stalled = jobs.filter((job) => TERMINAL.has(job.status)).map((job) => job.job_id);
 		return {
-			jobs: terminal.size,
+			jobs: stalled.length,
 			lost: [],
 			duplicated: [],
-			stalled: [...terminal.keys()],
+			stalled,
 			reasons: ['the execution never finished'],
 		};
 	}
 	const success = emittedItems(args.execution, args.nodeName, 0);
 	const errors = emittedItems(args.execution, args.nodeName, 1);
-	const delivered = new Map<string, number>();
-	const stalled = new Set<string>();
-	const reasons: string[] = [];
-	const deliver = (jobId: string) => delivered.set(jobId, (delivered.get(jobId) ?? 0) + 1);
-
-	for (const item of success) {
-		const jobId = String(item.json.job_id);
-		const problem = await completedItemProblem(item, terminal.get(jobId), args);
-		if (problem) reasons.push(`${jobId}: ${problem}`);
-		else deliver(jobId);
-	}
-	for (const item of errors) {
-		const error = (item.json.error ?? {}) as { code?: string; job_id?: string };
-		const jobId = String(error.job_id);
-		if (error.code === 'max_wait_exceeded') stalled.add(jobId);
-		else if (error.code === 'job_failed' && terminal.get(jobId) === 'failed') deliver(jobId);
-		else reasons.push(`${jobId}: error output ${error.code} for a ${terminal.get(jobId)} job`);
-	}
+	const judged = await judgeOutputs({
+		jobs,
+		success,
+		errors,
+		artifactsProblem: async (item) => await artifactsProblem(item, args),
+	});
 	if (success.length + errors.length !== args.items) {
-		reasons.push(`${success.length + errors.length} output items for ${args.items} input items`);
+		judged.reasons.push(
+			`${success.length + errors.length} output items for ${args.items} input items`,
+		);
 	}
-
-	const lost: string[] = [];
-	const duplicated: string[] = [];
-	for (const jobId of terminal.keys()) {
-		const outputs = delivered.get(jobId) ?? 0;
-		if (outputs === 0 && !stalled.has(jobId)) lost.push(jobId);
-		for (let extra = 1; extra < outputs; extra++) duplicated.push(jobId);
-	}
-	return {
-		jobs: terminal.size,
-		lost,
-		duplicated,
-		stalled: [...stalled].filter((jobId) => terminal.has(jobId)),
-		reasons,
-	};
+	return judged;
 }
 
-/** Why a success-output item is not its completed job as the service serves it; undefined when it is. */
-async function completedItemProblem(
+/** Why a completed item's binaries are not the bytes the service serves; undefined when they are. */
+async function artifactsProblem(
 	item: ExecutionItem,
-	jobStatus: string | undefined,
 	args: { formats: readonly ArtifactFormat[]; api: N8nApi; sandboxBaseUrl: string; apiKey: string },
 ): Promise<string | undefined> {
-	if (jobStatus !== 'completed') return `success output for a ${jobStatus ?? 'unknown'} job`;
-	if (item.json.status !== 'completed')
-		return `success output with status ${String(item.json.status)}`;
 	for (const format of args.formats) {
 		const binary = item.binary?.[format];
 		if (!binary) return `no ${format} binary`;

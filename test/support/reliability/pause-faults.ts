@@ -43,3 +43,70 @@ export function answered(exchanges: Exchange[], path: RegExp, status: Exchange['
 			exchange.method === 'GET' && path.test(exchange.url) && exchange.status === status,
 	).length;
 }
+
+/** What R5's pass rule found in a paused batch's outputs. */
+export interface OutputJudgement {
+	/** Jobs of the account that reached a terminal state at the service. */
+	jobs: number;
+	lost: string[];
+	duplicated: string[];
+	stalled: string[];
+	/** Why each lost job counts as lost, and anything else that breaks the rule. */
+	reasons: string[];
+}
+
+/**
+ * R5's pass rule: every terminal job of the account (the sandbox's records) is output exactly once, as the service
+ * has it — completed on the success output (`artifactsProblem` compares its bytes with the service's), failed on the
+ * error output naming its job_id (job_failed). A job output as max_wait_exceeded stalled.
+ */
+export async function judgeOutputs<Item extends { json: Record<string, unknown> }>(args: {
+	jobs: ReadonlyArray<{ job_id: string; status: string }>;
+	success: readonly Item[];
+	errors: readonly Item[];
+	/** Why a completed item's artifacts are not the service's; undefined when they are. */
+	artifactsProblem: (item: Item) => Promise<string | undefined>;
+}): Promise<OutputJudgement> {
+	const terminal = new Map(
+		args.jobs.filter((job) => TERMINAL.has(job.status)).map((job) => [job.job_id, job.status]),
+	);
+	const delivered = new Map<string, number>();
+	const stalled = new Set<string>();
+	const reasons: string[] = [];
+	const deliver = (jobId: string) => delivered.set(jobId, (delivered.get(jobId) ?? 0) + 1);
+
+	for (const item of args.success) {
+		const jobId = String(item.json.job_id);
+		const status = terminal.get(jobId);
+		const problem =
+			status !== 'completed'
+				? `success output for a ${status ?? 'unknown'} job`
+				: item.json.status !== 'completed'
+					? `success output with status ${String(item.json.status)}`
+					: await args.artifactsProblem(item);
+		if (problem) reasons.push(`${jobId}: ${problem}`);
+		else deliver(jobId);
+	}
+	for (const item of args.errors) {
+		const error = (item.json.error ?? {}) as { code?: string; job_id?: string };
+		const jobId = String(error.job_id);
+		if (error.code === 'max_wait_exceeded') stalled.add(jobId);
+		else if (error.code === 'job_failed' && terminal.get(jobId) === 'failed') deliver(jobId);
+		else reasons.push(`${jobId}: error output ${error.code} for a ${terminal.get(jobId)} job`);
+	}
+
+	const lost: string[] = [];
+	const duplicated: string[] = [];
+	for (const jobId of terminal.keys()) {
+		const outputs = delivered.get(jobId) ?? 0;
+		if (outputs === 0 && !stalled.has(jobId)) lost.push(jobId);
+		for (let extra = 1; extra < outputs; extra++) duplicated.push(jobId);
+	}
+	return {
+		jobs: terminal.size,
+		lost,
+		duplicated,
+		stalled: [...stalled].filter((jobId) => terminal.has(jobId)),
+		reasons,
+	};
+}

@@ -11,7 +11,7 @@ import { PausedRun } from '../engine/waiting-harness';
 import type { WebhookRouter } from '../queue/router';
 import { batchFiles } from '../fixtures/media';
 import { JobHolder } from '../sandbox/client';
-import { MAX_WAIT_SECONDS, PAUSE_FORMATS, TERMINAL } from './pause-faults';
+import { judgeOutputs, MAX_WAIT_SECONDS, PAUSE_FORMATS } from './pause-faults';
 
 export function pauseParameters(): INodeParameters {
 	return {
@@ -122,29 +122,14 @@ export async function judgeBatch(
 	sandboxBaseUrl: string,
 ): Promise<BatchOutcome> {
 	const { run } = batch;
-	const records = await admin.records(batch.accountId);
-	const terminal = new Map(
-		records.jobs.filter((job) => TERMINAL.has(job.status)).map((job) => [job.job_id, job.status]),
-	);
 	const [success = [], errors = []] = run.outputs();
-	const delivered = new Map<string, number>();
-	const stalled = new Set<string>();
-	const reasons: string[] = [];
-	const deliver = (jobId: string) => delivered.set(jobId, (delivered.get(jobId) ?? 0) + 1);
-
-	for (const item of success) {
-		const jobId = String(item.json.job_id);
-		const problem = await completedItemProblem(item, terminal.get(jobId), sandboxBaseUrl, batch);
-		if (problem) reasons.push(`${jobId}: ${problem}`);
-		else deliver(jobId);
-	}
-	for (const item of errors) {
-		const error = (item.json.error ?? {}) as { code?: string; job_id?: string };
-		const jobId = String(error.job_id);
-		if (error.code === 'max_wait_exceeded') stalled.add(jobId);
-		else if (error.code === 'job_failed' && terminal.get(jobId) === 'failed') deliver(jobId);
-		else reasons.push(`${jobId}: error output ${error.code} for a ${terminal.get(jobId)} job`);
-	}
+	const judged = await judgeOutputs({
+		jobs: (await admin.records(batch.accountId)).jobs,
+		success,
+		errors,
+		artifactsProblem: async (item) => await artifactsProblem(item, sandboxBaseUrl, batch.apiKey),
+	});
+	const reasons = [...judged.reasons];
 	const outputsPerItem = new Map<number, number>();
 	for (const item of [...success, ...errors]) {
 		const index = (item.pairedItem as { item: number }).item;
@@ -156,22 +141,14 @@ export async function judgeBatch(
 	if (itemsWithoutOneOutput.length > 0) {
 		reasons.push(`input items without exactly one output: ${itemsWithoutOneOutput.join(', ')}`);
 	}
-
-	const lost: string[] = [];
-	const duplicated: string[] = [];
-	for (const jobId of terminal.keys()) {
-		const outputs = delivered.get(jobId) ?? 0;
-		if (outputs === 0 && !stalled.has(jobId)) lost.push(jobId);
-		for (let extra = 1; extra < outputs; extra++) duplicated.push(jobId);
-	}
 	const otherErrors = run.errors.filter((error) => !/resumed twice/.test(error.message));
 	for (const error of otherErrors) reasons.push(`serving a request failed: ${error.message}`);
 	const second = run.calls.filter((call) => call.secondResume);
 	return {
-		jobs: terminal.size,
-		lost,
-		duplicated,
-		stalled: [...stalled].filter((jobId) => terminal.has(jobId)),
+		jobs: judged.jobs,
+		lost: judged.lost,
+		duplicated: judged.duplicated,
+		stalled: judged.stalled,
 		secondResumes: {
 			event: second.filter((call) => call.kind === 'event').length,
 			check: second.filter((call) => call.kind === 'check').length,
@@ -180,25 +157,16 @@ export async function judgeBatch(
 	};
 }
 
-/** Why a success-output item is not its completed job as the service serves it; undefined when it is. */
-async function completedItemProblem(
+/** Why a completed item's artifacts are not the bytes the service serves; undefined when they are. */
+async function artifactsProblem(
 	item: INodeExecutionData,
-	jobStatus: string | undefined,
 	sandboxBaseUrl: string,
-	batch: PausedBatch,
+	apiKey: string,
 ): Promise<string | undefined> {
-	if (jobStatus !== 'completed') return `success output for a ${jobStatus ?? 'unknown'} job`;
-	if (item.json.status !== 'completed')
-		return `success output with status ${String(item.json.status)}`;
 	for (const format of PAUSE_FORMATS) {
 		const binary = item.binary?.[format];
 		if (!binary) return `no ${format} binary`;
-		const served = await servedArtifact(
-			sandboxBaseUrl,
-			batch.apiKey,
-			String(item.json.job_id),
-			format,
-		);
+		const served = await servedArtifact(sandboxBaseUrl, apiKey, String(item.json.job_id), format);
 		if (!(await binaryBytes(binary)).equals(served))
 			return `${format} bytes differ from the service's`;
 	}
