@@ -1,8 +1,8 @@
-// `npm run bench`: runs P1–P7, prints one table and writes it to bench/results/. Each benchmark reports its
-// figure beside a baseline measured in the same run. `-- --only P3,P4` runs a subset; BENCH_QUICK=1 shrinks every
-// size for a smoke run (its figures are not the ones to report). P5 (queue mode, about 80 minutes: Poll mode on
-// 60 s jobs is slow by nature) takes `-- --pacer-baseline <label>=<tarball>` (repeatable) to compare the rate-limit
-// pacer with earlier builds of the pack; BENCH_P5_EXECUTIONS (Pause runs, default 200), BENCH_P5_POLL_EXECUTIONS
+// `npm run bench`: runs P1–P7, prints one table and writes it to bench/results/ (a dated file; latest.json keeps each
+// benchmark's newest rows). Each benchmark reports its figure beside a baseline measured in the same run. `-- --only
+// P3,P4` runs a subset; BENCH_QUICK=1 shrinks every size for a smoke run (its figures are not the ones to report). P5
+// (queue mode, about 80 minutes: Poll mode on 60 s jobs is slow by nature) always measures this checkout's rate-limit
+// pacer, and takes `-- --pacer-baseline <label>=<tarball>` (repeatable) to compare it with earlier builds of the pack; BENCH_P5_EXECUTIONS (Pause runs, default 200), BENCH_P5_POLL_EXECUTIONS
 // (default 200), BENCH_P5_JOB_SECONDS (default "60,10": Poll and Pause at the first length, Pause alone at the others)
 // and BENCH_P5_MODES (default "poll,pauseUntilWebhook") shorten it. P7 compares with a build of BENCH_P7_BASELINE
 // (a git revision, default 05a2b4f) made in the same run.

@@ -2,7 +2,7 @@
 // Every figure sits beside the baseline it was measured against in the same run.
 
 import { execFileSync } from 'node:child_process';
-import { mkdir, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, readdir, writeFile } from 'node:fs/promises';
 import { cpus, loadavg } from 'node:os';
 import path from 'node:path';
 
@@ -120,13 +120,48 @@ export function renderTable(report: BenchReport): string {
 	return [...table, '', context, ...notes, ...skipped].join('\n');
 }
 
-/** Writes bench/results/<timestamp>.json and bench/results/latest.json; returns the paths. */
+/**
+ * Writes bench/results/<timestamp>.json, then rebuilds bench/results/latest.json from every dated result; returns the
+ * two paths.
+ */
 export async function writeReport(report: BenchReport): Promise<string[]> {
 	await mkdir(RESULTS_DIR, { recursive: true });
-	const text = `${JSON.stringify(report, null, '\t')}\n`;
 	const stamped = path.join(RESULTS_DIR, `${report.generatedAt.replace(/[:.]/g, '-')}.json`);
 	const latest = path.join(RESULTS_DIR, 'latest.json');
-	await writeFile(stamped, text);
-	await writeFile(latest, text);
+	await writeFile(stamped, `${JSON.stringify(report, null, '\t')}\n`);
+	await writeFile(latest, `${JSON.stringify(await latestOfEach(), null, '\t')}\n`);
 	return [stamped, latest];
+}
+
+export interface LatestRow extends ResultRow {
+	/** The dated result the row comes from (its commit, machine, load and settings). */
+	from: { file: string; generatedAt: string; commit: string | null };
+}
+
+/**
+ * For each benchmark (P1…P7, R5), the rows of the newest dated result that has it: a run of one benchmark
+ * (`--only P5`) replaces that benchmark's rows and leaves the others'.
+ */
+async function latestOfEach(): Promise<{ generatedAt: string; rows: LatestRow[] }> {
+	const files = (await readdir(RESULTS_DIR))
+		.filter((name) => /^\d{4}-.*\.json$/.test(name))
+		.sort()
+		.reverse();
+	const rows: LatestRow[] = [];
+	const seen = new Set<string>();
+	for (const file of files) {
+		const report = JSON.parse(await readFile(path.join(RESULTS_DIR, file), 'utf8')) as BenchReport;
+		const benchmarks = new Set(report.rows.map((row) => row.benchmark));
+		for (const benchmark of [...benchmarks].filter((name) => !seen.has(name))) {
+			const from = { file, generatedAt: report.generatedAt, commit: report.commit };
+			rows.push(
+				...report.rows
+					.filter((row) => row.benchmark === benchmark)
+					.map((row) => ({ ...row, from })),
+			);
+			seen.add(benchmark);
+		}
+	}
+	rows.sort((a, b) => a.benchmark.localeCompare(b.benchmark));
+	return { generatedAt: new Date().toISOString(), rows };
 }

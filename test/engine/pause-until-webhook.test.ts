@@ -193,7 +193,11 @@ describe('pausing: jobs created with the resume URL, the execution saved waiting
 		// arrive once that resume is under way, which it then leaves alone.
 		const jobIds = await jobIdsOf(accountId);
 		for (const early of events.slice(0, 2)) {
-			const response = early.response as { waiting_for?: number; deferred?: string; ignored?: string };
+			const response = early.response as {
+				waiting_for?: number;
+				deferred?: string;
+				ignored?: string;
+			};
 			if (response.ignored !== undefined) {
 				expect(response).toEqual({ received: true, ignored: 'already resuming' });
 			} else if (response.deferred === undefined) {

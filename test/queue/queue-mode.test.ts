@@ -12,7 +12,7 @@ import { startCountingProxy, type CountingProxy } from '../support/sandbox/count
 import { SandboxAdmin } from '../../sandbox/admin-client';
 import { startSandbox, type RunningSandbox } from '../../sandbox/server';
 import { ARTIFACT_FORMATS, type ArtifactFormat } from '../../src/artifacts';
-import { makeWav, writeWavFile } from '../support/fixtures/media';
+import { batchFiles, makeWav, writeWavFile } from '../support/fixtures/media';
 import { ARTIFACT_MIME_TYPES } from '../support/n8n/artifacts';
 import { CREDENTIAL_TYPE } from '../support/n8n/environment';
 import { serviceArtifact } from '../support/n8n/executions';
@@ -29,6 +29,7 @@ import {
 	withData,
 } from '../support/queue/executions';
 import { postMedia, runManyExecutions } from '../support/queue/many-executions';
+import { judgePausedExecution } from '../support/queue/paused-outcome';
 import {
 	completionEvent,
 	createJob,
@@ -43,6 +44,17 @@ import {
 	triggerWorkflow,
 	writeToDiskWorkflow,
 } from '../support/queue/workflows';
+import {
+	answered,
+	ARTIFACT_ROUTES,
+	DOWNLOAD,
+	MAX_WAIT_SECONDS,
+	PAUSE_FORMATS,
+	rules,
+	STATUS_READ,
+} from '../support/reliability/pause-faults';
+import { Tally } from '../support/reliability/tally';
+import { JobHolder } from '../support/sandbox/client';
 
 function queueVersionId(): N8nVersionId {
 	const versionId = process.env.QUEUE_N8N_VERSION ?? '';
@@ -87,6 +99,7 @@ const CREDENTIALS = {
 	main: { id: 'tssQueueMain0001', name: 'Transcription Service (queue suite)' },
 	slow: { id: 'tssQueueSlow0001', name: 'Transcription Service (long jobs)' },
 	limited: { id: 'tssQueueLimit001', name: 'Transcription Service (rate-limited account)' },
+	r5: { id: 'tssQueueR5Fault1', name: 'Transcription Service (R5 faults)' },
 };
 
 const WORKFLOWS = {
@@ -96,6 +109,7 @@ const WORKFLOWS = {
 	pauseWide: { id: 'tssQPauseWide001', path: 'queue-pause-wide' },
 	pauseMulti: { id: 'tssQPauseMulti01', path: 'queue-pause-multi' },
 	many: { id: 'tssQMany00000001', path: 'queue-many' },
+	pauseR5: { id: 'tssQPauseR5Fault', path: 'queue-pause-r5' },
 };
 
 /** The rate limit of the many-executions account: 15 writes per 5 s window (one job a second). */
@@ -110,6 +124,16 @@ const COPIED_EVENTS = CI_PROFILE ? 10 : 20;
  */
 const RETRY_TIME_SCALE = CI_PROFILE ? 0.25 : 1;
 
+/** R5's batch on real n8n (every tenth item not media, so its job fails). */
+const R5_ITEMS = CI_PROFILE ? 10 : 30;
+/** The service's retries × 0.1 (6 s, 54 s, 5 min, 12 min ± 20 %), so that a lost answer is delivered again soon. */
+const R5_TIME_SCALE = 0.1;
+/** First deliveries whose answer the router loses after the processor handled them. */
+const R5_LOST_ANSWERS = CI_PROFILE ? 1 : 3;
+/** How long the batch may take once its last job has ended: past it, its jobs count as stalled. */
+const R5_STALL_BOUND_MS = 240_000;
+const R5_SEED = 5_000_117;
+
 interface Services {
 	/** Jobs of 2 s, generous limits: Transcribe and Download, the trigger, the multi-item pause. */
 	main: RunningSandbox;
@@ -119,6 +143,9 @@ interface Services {
 	/** One account whose write bucket is the bottleneck. */
 	limited: RunningSandbox;
 	limitedProxy: CountingProxy;
+	/** R5's account: fault rules on its routes, jobs held until the test ends them, retries time-scaled. */
+	r5: RunningSandbox;
+	r5Proxy: CountingProxy;
 }
 
 let services: Services;
@@ -158,7 +185,16 @@ async function startServices(): Promise<Services> {
 	const limitedProxy = await startCountingProxy(limited.baseUrl, {
 		now: () => limited.clock.now(),
 	});
-	return { main, mainProxy, slow, limited, limitedProxy };
+	const r5 = await startSandbox({
+		port: 0,
+		quiet: true,
+		allowLocalWebhooks: true,
+		jobSeconds: 2,
+		rateLimits: generous,
+		timeScale: R5_TIME_SCALE,
+	});
+	const r5Proxy = await startCountingProxy(r5.baseUrl, { now: () => r5.clock.now() });
+	return { main, mainProxy, slow, limited, limitedProxy, r5, r5Proxy };
 }
 
 function credentialFile(
@@ -203,6 +239,15 @@ function suiteWorkflows() {
 			waitMode: 'pauseUntilWebhook',
 		}),
 		transcribeWorkflow({
+			...WORKFLOWS.pauseR5,
+			fromFolder: true,
+			credential: CREDENTIALS.r5,
+			formats: [...PAUSE_FORMATS],
+			waitMode: 'pauseUntilWebhook',
+			maxWaitSeconds: MAX_WAIT_SECONDS,
+			onError: 'continueErrorOutput',
+		}),
+		transcribeWorkflow({
 			...WORKFLOWS.many,
 			credential: CREDENTIALS.limited,
 			formats: ['srt'],
@@ -226,6 +271,7 @@ beforeAll(async () => {
 			credentialFile(CREDENTIALS.main, services.main, services.mainProxy.baseUrl),
 			credentialFile(CREDENTIALS.slow, services.slow, services.slow.baseUrl),
 			credentialFile(CREDENTIALS.limited, services.limited, services.limitedProxy.baseUrl),
+			credentialFile(CREDENTIALS.r5, services.r5, services.r5Proxy.baseUrl),
 		],
 		workflows: (routerBaseUrl) => {
 			triggerUrl = triggerProductionUrl(routerBaseUrl, trigger, TRIGGER_NODE);
@@ -253,6 +299,8 @@ afterAll(async () => {
 	await cluster?.stop();
 	await services?.mainProxy.close();
 	await services?.limitedProxy.close();
+	await services?.r5Proxy.close();
+	await services?.r5.close();
 	await services?.main.close();
 	await services?.slow.close();
 	await services?.limited.close();
@@ -773,6 +821,146 @@ describe('Pause Until Webhook across workers and webhook processors', () => {
 		};
 	});
 });
+
+describe('R5 on real n8n: a paused batch under faults, over workers and webhook processors', () => {
+	afterEach(async () => {
+		cluster.router.loseAnswer = () => false;
+		await new SandboxAdmin(services.r5.baseUrl).clearFaults();
+	});
+
+	it(`outputs every job of a ${R5_ITEMS}-item batch once through 503s, duplicated events, a lost resume answer and a webhook processor restarted mid-wait`, async () => {
+		const admin = new SandboxAdmin(services.r5.baseUrl);
+		const { account_id: accountId, key: apiKey } = services.r5.keys.platinum_live;
+		const folder = path.join(cluster.filesFolder, 'r5');
+		await mkdir(folder, { recursive: true });
+		for (const file of batchFiles(R5_ITEMS, 'r5')) {
+			await writeFile(path.join(folder, file.fileName), file.data);
+		}
+		const before = await executionIdSet(cluster.api, WORKFLOWS.pauseR5.id);
+		const firstExchange = services.r5Proxy.exchanges.length;
+		const firstRecord = cluster.router.records.length;
+
+		await admin.setFaults({
+			seed: R5_SEED,
+			rules: [...rules(['getTranscription'], '503'), ...rules(ARTIFACT_ROUTES, '503')],
+			// Every event delivered a second time right after its 2xx; round robin sends most copies to the other processor.
+			webhooks: { duplicateProbability: 1 },
+		});
+		let answersLost = 0;
+		cluster.router.loseAnswer = (request, firstOfEvent) =>
+			request.eventId !== null && firstOfEvent && answersLost++ < R5_LOST_ANSWERS;
+		// The jobs are held from the moment they exist, so they end while the execution waits, around the restart.
+		const holder = new JobHolder(admin, accountId);
+		const response = await fetch(`${cluster.router.baseUrl}/webhook/${WORKFLOWS.pauseR5.path}`, {
+			method: 'POST',
+			headers: { 'content-type': 'application/json' },
+			body: JSON.stringify({ glob: path.join(folder, '*.wav') }),
+		});
+		expect(response.status).toBe(200);
+		const executionId = await waitingExecution(WORKFLOWS.pauseR5.id, before);
+		await holder.stop();
+		expect(holder.held).toHaveLength(R5_ITEMS);
+
+		// Half the jobs end; webhook-1 restarts (its memory gone) while their events, copies and retries arrive; the
+		// rest end once it is back.
+		const half = Math.ceil(R5_ITEMS / 2);
+		await holder.release(holder.held.slice(0, half));
+		await delay(3000);
+		const restarted = cluster.webhookProcessors[0];
+		const restartStarted = Date.now();
+		await restarted.stop();
+		await restarted.start();
+		const restartSeconds = Math.round((Date.now() - restartStarted) / 1000);
+		await holder.release(holder.held.slice(half));
+
+		const [finished] = await finishedExecutions(cluster.api, WORKFLOWS.pauseR5.id, before, 1, {
+			timeoutMs: R5_STALL_BOUND_MS,
+		}).catch(() => [undefined]);
+		const [execution] = finished ? await withData(cluster.api, [finished]) : [undefined];
+		await admin.clearFaults();
+		const outcome = await judgePausedExecution({
+			execution,
+			nodeName: TRANSCRIBE_NODE,
+			items: R5_ITEMS,
+			formats: PAUSE_FORMATS,
+			api: cluster.api,
+			admin,
+			accountId,
+			sandboxBaseUrl: services.r5.baseUrl,
+			apiKey,
+		});
+
+		// The faults, counted from what answered in the service's or n8n's place.
+		const exchanges = services.r5Proxy.exchanges.slice(firstExchange);
+		const resumeUrl = `/webhook-waiting/${executionId}`;
+		const routed = cluster.router.records
+			.slice(firstRecord)
+			.filter((record) => record.url.startsWith(resumeUrl));
+		const firsts = (await admin.webhookDeliveries()).filter(
+			(delivery) => delivery.url.includes(resumeUrl) && delivery.attempt === 1,
+		);
+		const injected = {
+			statusReads503: answered(exchanges, STATUS_READ, 503),
+			downloads503: answered(exchanges, DOWNLOAD, 503),
+			eventsDuplicated: firsts.length - new Set(firsts.map((delivery) => delivery.event_id)).size,
+			resumeAnswersLost: routed.filter((record) => record.status === 'answer_lost').length,
+			processorsRestarted: 1,
+			requestsMeetingTheRestart: routed.filter(
+				(record) => record.target === restarted.name && record.status === 'no_response',
+			).length,
+		};
+		const faults = Object.values(injected).reduce((sum, count) => sum + count, 0);
+		const tally = new Tally();
+		tally.add({
+			feature: 'Pause Until Webhook',
+			faultClass: `queue mode, n8n ${cluster.install.n8nVersion}: every fault at once`,
+			jobs: outcome.jobs,
+			faults,
+			lost: outcome.lost.length,
+			duplicated: outcome.duplicated.length,
+			stalled: outcome.stalled.length,
+			detail: JSON.stringify(injected),
+		});
+		process.stderr.write(
+			`\n[queue] R5 totals (${R5_ITEMS} items, ${CI_PROFILE ? 'ci' : 'full'} profile):\n${tally.render()}\n[queue] R5 faults injected: ${JSON.stringify(injected)}\n`,
+		);
+		figures.r5Pause = {
+			items: R5_ITEMS,
+			jobs: outcome.jobs,
+			faultsInjected: injected,
+			lost: outcome.lost,
+			duplicated: outcome.duplicated,
+			stalled: outcome.stalled,
+			webhookProcessorRestartSeconds: restartSeconds,
+			resumeCallsByProcessor: countBy(routed, (record) => record.target),
+			resumeAnswers: countBy(routed, (record) => String(record.status)),
+		};
+
+		expect(outcome.reasons).toEqual([]);
+		expect(outcome.jobs).toBe(R5_ITEMS);
+		expect({
+			lost: outcome.lost,
+			duplicated: outcome.duplicated,
+			stalled: outcome.stalled,
+		}).toEqual({ lost: [], duplicated: [], stalled: [] });
+		expect(execution?.status).toBe('success');
+		// Every fault class met the batch (a delivery may or may not reach webhook-1 while it is down).
+		for (const [name, count] of Object.entries(injected)) {
+			if (name !== 'requestsMeetingTheRestart') expect(count).toBeGreaterThan(0);
+		}
+	});
+});
+
+/** The id of the workflow's one new execution once it is waiting (paused). */
+async function waitingExecution(workflowId: string, before: ReadonlySet<string>): Promise<string> {
+	for (const deadline = Date.now() + 120_000; Date.now() < deadline;) {
+		const waiting = await allExecutions(cluster.api, workflowId, 'waiting');
+		const fresh = waiting.find((execution) => !before.has(execution.id));
+		if (fresh) return fresh.id;
+		await delay(500);
+	}
+	throw new Error(`no execution of ${workflowId} paused within 120 s`);
+}
 
 describe('Many executions against one account', () => {
 	it(`runs ${MANY_EXECUTIONS} single-item executions on both workers: 0 failed items, 429s only in the first window`, async () => {

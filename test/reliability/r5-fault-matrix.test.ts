@@ -13,7 +13,7 @@
 // printed and written to bench/results/ (a dated file and latest.json). RELIABILITY_SCALE shrinks the batches.
 import { startCountingProxy, type Exchange } from '../support/sandbox/counting-proxy';
 import { SandboxAdmin } from '../../sandbox/admin-client';
-import type { FaultConfig, FaultRule } from '../../sandbox/faults';
+import type { FaultConfig } from '../../sandbox/faults';
 import type { ListOrder } from '../../sandbox/list-order';
 import { startSandbox } from '../../sandbox/server';
 import type { WebhookDeliveryRecord } from '../../sandbox/webhooks';
@@ -28,12 +28,20 @@ import {
 } from '../support/reliability/polled-account';
 import {
 	judgeBatch,
-	MAX_WAIT_SECONDS,
 	settleBatch,
 	startPausedBatch,
 	type BatchOutcome,
 	type PausedBatch,
 } from '../support/reliability/paused-batch';
+import {
+	answered,
+	ARTIFACT_ROUTES,
+	DOWNLOAD,
+	FAULT_SHARE,
+	MAX_WAIT_SECONDS,
+	rules,
+	STATUS_READ,
+} from '../support/reliability/pause-faults';
 import { reliabilityScale } from '../support/reliability/scale';
 import { Tally } from '../support/reliability/tally';
 
@@ -45,8 +53,6 @@ const SEED = 5_000_017;
 const TIME_SCALE = 0.05;
 /** How long a class's batches may take to finish once its faults are in place: past it, a job counts as stalled. */
 const STALL_BOUND_MS = 180_000;
-/** A tenth of the requests on the faulted routes: a call's five attempts all failing is then ~1 in 100,000. */
-const FAULT_SHARE = 0.1;
 
 /** Polling Trigger: jobs ending per minute of the service's clock (every fourth failed). */
 const JOBS_PER_MINUTE = Math.max(2, Math.round(4 * SCALE));
@@ -54,9 +60,6 @@ const JOBS_PER_MINUTE = Math.max(2, Math.round(4 * SCALE));
 const FAULT_MINUTES = 12;
 /** Polls after the fault in which the trigger must catch up. */
 const CATCH_UP_POLLS = 30;
-
-const STATUS_READ = /^\/api\/v1\/transcriptions\/[^/?]+(\?.*)?$/;
-const DOWNLOAD = /^\/api\/v1\/transcriptions\/[^/?]+\/artifact/;
 
 const tally = new Tally();
 const evidence = new Evidence();
@@ -103,28 +106,6 @@ interface PauseClass {
 	during?: (batches: PausedBatch[]) => Promise<number>;
 	/** The faults injected, counted from the records. */
 	injected: (records: PauseRecords) => { count: number; detail: string };
-}
-
-/**
- * On each route: its first two requests (so that even a quick run meets the fault), then `probability` of the rest.
- * Two in a row stay below a call's five attempts.
- */
-const rules = (routes: FaultRule['route'][], kind: FaultRule['kind'], probability = FAULT_SHARE) =>
-	routes.flatMap((route): FaultRule[] => [
-		{ route, kind, count: 2 },
-		{ route, kind, probability },
-	]);
-const ARTIFACT_ROUTES: FaultRule['route'][] = [
-	'getTranscriptionArtifact',
-	'getTranscriptionArtifactByExtension',
-];
-
-/** Answers of `status` (or no answer) on requests whose path matches `path`. */
-function answered(exchanges: Exchange[], path: RegExp, status: Exchange['status']) {
-	return exchanges.filter(
-		(exchange) =>
-			exchange.method === 'GET' && path.test(exchange.url) && exchange.status === status,
-	).length;
 }
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));

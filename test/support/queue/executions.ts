@@ -110,9 +110,16 @@ export async function withData(
 	return results;
 }
 
-/** The items a node emitted on its first output, over all its runs (a paused node runs twice). */
-export function emittedItems(execution: ExecutionWithData, nodeName: string): ExecutionItem[] {
+/**
+ * The items a node's last run emitted on an output (0: success; 1: the error output of "Continue (using error
+ * output)"); a paused node runs twice, and its last run holds what it output.
+ */
+export function emittedItems(
+	execution: ExecutionWithData,
+	nodeName: string,
+	output = 0,
+): ExecutionItem[] {
 	const runs = execution.data.resultData.runData[nodeName] ?? [];
 	const last = runs[runs.length - 1];
-	return last?.data?.main?.[0] ?? [];
+	return last?.data?.main?.[output] ?? [];
 }

@@ -35,6 +35,8 @@ export interface ManyExecutionsResult {
 	writes: number;
 	/** Rate-limit windows from the first accepted write to the last, both included. */
 	writeWindows: number;
+	/** From the start of the first accepted write to the end of the last (the service's clock). */
+	writeSpanMs: number;
 	/** Accepted writes per rate-limit window, the window of the run's first request being 0. */
 	writesByWindow: Record<number, number>;
 	rateLimited: number;
@@ -188,6 +190,11 @@ export async function runManyExecutions(
 		acceptedWrites.length > 0
 			? Math.max(...writeWindowIndexes) - Math.min(...writeWindowIndexes) + 1
 			: 0;
+	const writeSpanMs =
+		acceptedWrites.length > 0
+			? Math.max(...acceptedWrites.map((exchange) => exchange.finishedAtMs)) -
+				Math.min(...acceptedWrites.map((exchange) => exchange.startedAtMs))
+			: 0;
 
 	const runsByWorker: Record<string, number> = {};
 	const ids = new Set(finished.map((execution) => execution.id));
@@ -209,6 +216,7 @@ export async function runManyExecutions(
 		failureCodes,
 		writes: acceptedWrites.length,
 		writeWindows,
+		writeSpanMs,
 		writesByWindow,
 		rateLimited,
 		rateLimitedByWindow,

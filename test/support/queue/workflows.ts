@@ -59,11 +59,16 @@ export interface TranscribeWorkflowOptions {
 	waitMode: 'poll' | 'pauseUntilWebhook';
 	/** Max Wait in seconds. */
 	maxWaitSeconds?: number;
+	/** Where a failed item goes (default: the success output, as an item with `error`). */
+	onError?: 'continueRegularOutput' | 'continueErrorOutput';
 	pollIntervalSeconds?: number;
 	maxPollIntervalSeconds?: number;
 }
 
-/** Upload → Transcribe and Download; a failed item is an output item with `error` (counted, not an error stop). */
+/**
+ * Upload → Transcribe and Download; a failed item is an output item with `error` (counted, not an error stop), on
+ * the success output or, with `onError: 'continueErrorOutput'`, on the error output.
+ */
 export function transcribeWorkflow(options: TranscribeWorkflowOptions): WorkflowJson {
 	const input: INode[] = options.fromFolder
 		? [
@@ -87,7 +92,7 @@ export function transcribeWorkflow(options: TranscribeWorkflowOptions): Workflow
 			typeVersion: 1,
 			position: [240, 0],
 			credentials: { [CREDENTIAL_TYPE]: options.credential },
-			onError: 'continueRegularOutput',
+			onError: options.onError ?? 'continueRegularOutput',
 			parameters: {
 				resource: 'transcription',
 				operation: 'transcribeAndDownload',

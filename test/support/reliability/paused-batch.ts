@@ -9,13 +9,9 @@ import type { SandboxAdmin } from '../../../sandbox/admin-client';
 import { binaryBytes, binaryItem } from '../engine/harness';
 import { PausedRun } from '../engine/waiting-harness';
 import type { WebhookRouter } from '../queue/router';
-import { makeWav } from '../fixtures/media';
-import { actOnNewJobs, type NewJobs } from '../sandbox/client';
-
-export const PAUSE_FORMATS = ['srt', 'txt'] as const;
-/** Long enough that no healthy run reaches it: a job output as max_wait_exceeded is a stall. */
-export const MAX_WAIT_SECONDS = 1800;
-const TERMINAL = new Set(['completed', 'failed', 'cancelled']);
+import { batchFiles } from '../fixtures/media';
+import { JobHolder } from '../sandbox/client';
+import { judgeOutputs, MAX_WAIT_SECONDS, PAUSE_FORMATS } from './pause-faults';
 
 export function pauseParameters(): INodeParameters {
 	return {
@@ -30,48 +26,11 @@ export function pauseParameters(): INodeParameters {
 
 /** `size` items named after the batch; in a batch of ten or more every tenth is not media (its job fails). */
 export async function batchItems(size: number, name: string): Promise<INodeExecutionData[]> {
-	const media = makeWav({ seconds: 1 });
-	const notMedia = Buffer.from('these bytes are not audio '.repeat(64));
 	return await Promise.all(
-		Array.from(
-			{ length: size },
-			async (_, index) =>
-				await binaryItem({
-					data: size >= 10 && index % 10 === 9 ? notMedia : media,
-					fileName: `${name}-${String(index).padStart(3, '0')}.wav`,
-					mimeType: 'audio/wav',
-				}),
+		batchFiles(size, name).map(
+			async ({ fileName, data }) => await binaryItem({ data, fileName, mimeType: 'audio/wav' }),
 		),
 	);
-}
-
-/**
- * Every job of an account held the moment it exists, so the test decides when each one ends (a fault class that acts
- * mid-wait needs the jobs still running then); released, they are past their due time, so they end now.
- */
-export class JobHolder {
-	private readonly holding: NewJobs;
-
-	constructor(
-		private readonly admin: SandboxAdmin,
-		accountId: string,
-	) {
-		this.holding = actOnNewJobs(admin, accountId, async (jobId) => await admin.holdJob(jobId));
-	}
-
-	/** The jobs held, oldest first. */
-	get held(): readonly string[] {
-		return this.holding.done;
-	}
-
-	/** Stops watching for new jobs (once the execution has paused, there are none). */
-	async stop(): Promise<void> {
-		await this.holding.stop();
-	}
-
-	async release(jobIds: readonly string[]): Promise<void> {
-		await Promise.all(jobIds.map(async (jobId) => await this.admin.releaseJob(jobId)));
-	}
 }
 
 export interface PausedBatch {
@@ -163,29 +122,14 @@ export async function judgeBatch(
 	sandboxBaseUrl: string,
 ): Promise<BatchOutcome> {
 	const { run } = batch;
-	const records = await admin.records(batch.accountId);
-	const terminal = new Map(
-		records.jobs.filter((job) => TERMINAL.has(job.status)).map((job) => [job.job_id, job.status]),
-	);
 	const [success = [], errors = []] = run.outputs();
-	const delivered = new Map<string, number>();
-	const stalled = new Set<string>();
-	const reasons: string[] = [];
-	const deliver = (jobId: string) => delivered.set(jobId, (delivered.get(jobId) ?? 0) + 1);
-
-	for (const item of success) {
-		const jobId = String(item.json.job_id);
-		const problem = await completedItemProblem(item, terminal.get(jobId), sandboxBaseUrl, batch);
-		if (problem) reasons.push(`${jobId}: ${problem}`);
-		else deliver(jobId);
-	}
-	for (const item of errors) {
-		const error = (item.json.error ?? {}) as { code?: string; job_id?: string };
-		const jobId = String(error.job_id);
-		if (error.code === 'max_wait_exceeded') stalled.add(jobId);
-		else if (error.code === 'job_failed' && terminal.get(jobId) === 'failed') deliver(jobId);
-		else reasons.push(`${jobId}: error output ${error.code} for a ${terminal.get(jobId)} job`);
-	}
+	const judged = await judgeOutputs({
+		jobs: (await admin.records(batch.accountId)).jobs,
+		success,
+		errors,
+		artifactsProblem: async (item) => await artifactsProblem(item, sandboxBaseUrl, batch.apiKey),
+	});
+	const reasons = [...judged.reasons];
 	const outputsPerItem = new Map<number, number>();
 	for (const item of [...success, ...errors]) {
 		const index = (item.pairedItem as { item: number }).item;
@@ -197,22 +141,14 @@ export async function judgeBatch(
 	if (itemsWithoutOneOutput.length > 0) {
 		reasons.push(`input items without exactly one output: ${itemsWithoutOneOutput.join(', ')}`);
 	}
-
-	const lost: string[] = [];
-	const duplicated: string[] = [];
-	for (const jobId of terminal.keys()) {
-		const outputs = delivered.get(jobId) ?? 0;
-		if (outputs === 0 && !stalled.has(jobId)) lost.push(jobId);
-		for (let extra = 1; extra < outputs; extra++) duplicated.push(jobId);
-	}
 	const otherErrors = run.errors.filter((error) => !/resumed twice/.test(error.message));
 	for (const error of otherErrors) reasons.push(`serving a request failed: ${error.message}`);
 	const second = run.calls.filter((call) => call.secondResume);
 	return {
-		jobs: terminal.size,
-		lost,
-		duplicated,
-		stalled: [...stalled].filter((jobId) => terminal.has(jobId)),
+		jobs: judged.jobs,
+		lost: judged.lost,
+		duplicated: judged.duplicated,
+		stalled: judged.stalled,
 		secondResumes: {
 			event: second.filter((call) => call.kind === 'event').length,
 			check: second.filter((call) => call.kind === 'check').length,
@@ -221,25 +157,16 @@ export async function judgeBatch(
 	};
 }
 
-/** Why a success-output item is not its completed job as the service serves it; undefined when it is. */
-async function completedItemProblem(
+/** Why a completed item's artifacts are not the bytes the service serves; undefined when they are. */
+async function artifactsProblem(
 	item: INodeExecutionData,
-	jobStatus: string | undefined,
 	sandboxBaseUrl: string,
-	batch: PausedBatch,
+	apiKey: string,
 ): Promise<string | undefined> {
-	if (jobStatus !== 'completed') return `success output for a ${jobStatus ?? 'unknown'} job`;
-	if (item.json.status !== 'completed')
-		return `success output with status ${String(item.json.status)}`;
 	for (const format of PAUSE_FORMATS) {
 		const binary = item.binary?.[format];
 		if (!binary) return `no ${format} binary`;
-		const served = await servedArtifact(
-			sandboxBaseUrl,
-			batch.apiKey,
-			String(item.json.job_id),
-			format,
-		);
+		const served = await servedArtifact(sandboxBaseUrl, apiKey, String(item.json.job_id), format);
 		if (!(await binaryBytes(binary)).equals(served))
 			return `${format} bytes differ from the service's`;
 	}

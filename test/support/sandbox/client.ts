@@ -77,6 +77,35 @@ export function actOnNewJobs(
 	};
 }
 
+/**
+ * Every job of an account held the moment it exists, so the test decides when each one ends (a fault class that acts
+ * mid-wait needs the jobs still running then); released, they are past their due time, so they end now.
+ */
+export class JobHolder {
+	private readonly holding: NewJobs;
+
+	constructor(
+		private readonly admin: SandboxAdmin,
+		accountId: string,
+	) {
+		this.holding = actOnNewJobs(admin, accountId, async (jobId) => await admin.holdJob(jobId));
+	}
+
+	/** The jobs held, oldest first. */
+	get held(): readonly string[] {
+		return this.holding.done;
+	}
+
+	/** Stops watching for new jobs (once the execution has paused, there are none). */
+	async stop(): Promise<void> {
+		await this.holding.stop();
+	}
+
+	async release(jobIds: readonly string[]): Promise<void> {
+		await Promise.all(jobIds.map(async (jobId) => await this.admin.releaseJob(jobId)));
+	}
+}
+
 export interface SandboxHandle {
 	readonly sandbox: RunningSandbox;
 	readonly admin: SandboxAdmin;
