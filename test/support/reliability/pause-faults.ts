@@ -2,7 +2,7 @@
 // service calls, and how those are counted afterwards from the counting proxy's records (what answered in the
 // service's place), never from the code under test. Shared by the engine matrix (test/reliability) and its CI profile
 // on real n8n (test/queue).
-import type { Exchange } from '../../../bench/lib/counting-proxy';
+import type { Exchange } from '../sandbox/counting-proxy';
 import type { FaultRule } from '../../../sandbox/faults';
 
 export const PAUSE_FORMATS = ['srt', 'txt'] as const;
