@@ -293,6 +293,7 @@ describe(`Pause Until Webhook in n8n ${versionId}`, () => {
 		// README's "Restarts" note). On a loaded machine a job may end before the execution is saved waiting (the uploads
 		// take that long): n8n answers its event 409, which the service does not retry, and the n8n that comes back reads
 		// that job when the next event arrives.
+		const stoppedAtMs = Date.now();
 		await waitFor(
 			'two failed deliveries of every event n8n did not answer before it stopped',
 			async () => {
@@ -308,8 +309,22 @@ describe(`Pause Until Webhook in n8n ${versionId}`, () => {
 				);
 				return accountedFor.length === jobIds.length && failedTwice.length >= 1 ? true : undefined;
 			},
-			{ timeoutMs: (JOB_SECONDS + 90) * 1000, intervalMs: 1000 },
-		);
+			{ timeoutMs: (JOB_SECONDS + 150) * 1000, intervalMs: 1000 },
+		).catch(async (error: Error) => {
+			// What the service did with each event, to tell an event not yet delivered from one answered.
+			const seen = (await deliveries(jobIds)).map(
+				(record) =>
+					`${jobIds.find((jobId) => record.body.includes(`"${jobId}"`))} attempt ${record.attempt} at ${record.at}: ${record.status_code ?? record.error} → ${record.outcome}`,
+			);
+			const jobs = await admin.records();
+			const ends = jobIds.map((jobId) => {
+				const job = jobs.jobs.find((candidate) => candidate.job_id === jobId);
+				return `${jobId} ${job?.status} (updated ${job?.updated_at})`;
+			});
+			throw new Error(
+				`${error.message}; n8n stopped at ${new Date(stoppedAtMs).toISOString()}; jobs: ${ends.join(', ')}; deliveries: ${seen.join('; ') || 'none'}`,
+			);
+		});
 		expect((await executionRow(env.n8n.install, env.n8n.userFolder, executionId))?.status).toBe(
 			'waiting',
 		);
@@ -332,5 +347,5 @@ describe(`Pause Until Webhook in n8n ${versionId}`, () => {
 			(record) => record.attempt === 3 && record.status_code === 200,
 		);
 		expect(redelivered.length).toBeGreaterThanOrEqual(1);
-	}, 400_000);
+	}, 500_000);
 });
