@@ -27,7 +27,7 @@ const DEADLINE_RETRY_MS = 30_000;
 const MAX_UNREACHABLE = 3;
 /** The node reads every pending job before answering a deadline check. */
 const CHECK_TIMEOUT_MS = 120_000;
-/** setTimeout's ceiling is about 24.8 days; a longer wait sleeps in parts. */
+/** A timer waits at most 2^31 − 1 ms (about 24.8 days); a longer wait sleeps in parts. */
 const MAX_SLEEP_MS = 24 * 60 * 60 * 1000;
 const MAX_WATCHERS = 1000;
 
