@@ -10,7 +10,7 @@ import {
 	realN8nUnavailable,
 	startRealN8n,
 	triggerWorkflow,
-} from './lib/real-n8n';
+} from '../test/support/n8n/trigger-workflows';
 import { ratio, round, type ResultRow } from './lib/report';
 import { buildSignedDelivery } from '../src/service';
 

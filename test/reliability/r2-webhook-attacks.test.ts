@@ -14,7 +14,7 @@ import {
 	startRealN8n,
 	triggerWorkflow,
 	type RealN8n,
-} from '../../bench/lib/real-n8n';
+} from '../support/n8n/trigger-workflows';
 import {
 	buildAttackMatrix,
 	hmacSignature,

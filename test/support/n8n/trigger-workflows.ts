@@ -7,13 +7,9 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { INode } from 'n8n-workflow';
 
-import {
-	SANDBOX_CREDENTIAL,
-	startEnvironment,
-	type E2eEnvironment,
-} from '../../test/support/n8n/environment';
-import { n8nInstall } from '../../test/support/n8n/versions';
-import { triggerProductionUrl, type WorkflowJson } from '../../test/support/n8n/workflows';
+import { SANDBOX_CREDENTIAL, startEnvironment, type E2eEnvironment } from './environment';
+import { n8nInstall } from './versions';
+import { triggerProductionUrl, type WorkflowJson } from './workflows';
 
 export const TRIGGER_NODE = 'Transcription Events';
 export const PLAIN_WEBHOOK_PATH = 'bench-plain-webhook';
