@@ -274,7 +274,10 @@ export class JobRunner {
 		const timer = setTimeout(
 			() => {
 				this.timers.delete(timer);
-				void this.advance(job);
+				// Node's timers run on a monotonic clock and may fire a millisecond or more before Date.now() reaches
+				// dueAt; a transition skipped then would wait for somebody to read the job, and its event with it.
+				if (this.clock.now() < dueAt) this.schedule(job, dueAt);
+				else void this.advance(job);
 			},
 			Math.max(0, dueAt - this.clock.now()),
 		);

@@ -70,6 +70,8 @@ export interface SandboxOptions {
 	listOrder?: ListOrder;
 	/** No request log on stderr. */
 	quiet?: boolean;
+	/** The real time under the sandbox clock (default Date.now): tests give one that Node's timers run ahead of. */
+	realNow?: () => number;
 }
 
 export interface RunningSandbox {
@@ -92,7 +94,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Runnin
 
 	const seed = options.seed ?? randomSeed();
 	const recordLimits = { ...DEFAULT_RECORD_LIMITS, ...options.recordLimits };
-	const clock = new SandboxClock();
+	const clock = new SandboxClock(options.realNow);
 	const store = new Store(SEEDED_KEYS);
 	const webhooks = new WebhookDispatcher({
 		clock,
