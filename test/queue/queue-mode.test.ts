@@ -810,7 +810,7 @@ describe('Pause Until Webhook across workers and webhook processors', () => {
 				exchange.method === 'GET' && /\/transcriptions\/[^/?]+$/.test(exchange.url.split('?')[0]),
 		).length;
 		const artifactRequests = exchanges.filter((exchange) => /\/artifact/.test(exchange.url)).length;
-		// One resume, one download per artifact (issue 17: both processors used to collect, 24 downloads for 12).
+		// One resume, one download per artifact (a resume that both processors collected downloaded 24 for 12).
 		expect(artifactRequests).toBe(items * 2);
 		expect(statusRequests).toBeLessThanOrEqual(2 * items + 2);
 		figures.pauseMultiItem = {

@@ -1,4 +1,4 @@
-// R5 fault matrix (issue 17): "nothing lost" for Pause Until Webhook and the Polling Trigger, counted.
+// R5 fault matrix: "nothing lost" for Pause Until Webhook and the Polling Trigger, counted.
 //
 // Pause Until Webhook: batches of 1, 10 and 100 items per fault class, the real node in n8n-core's engine, the sandbox
 // delivering real signed events (retries time-scaled: 3 s, 27 s, 2.5 min, 6 min) to a front door before the resume URL,
