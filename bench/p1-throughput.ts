@@ -14,7 +14,7 @@ import {
 	runTranscribeAndDownload,
 	wavItems,
 } from '../test/support/engine/batch-runs';
-import { ratio, round, type ResultRow } from './lib/report';
+import { ratio, round, type ResultRow } from '../test/support/bench-results';
 
 export interface ThroughputBenchOptions {
 	items: number;

@@ -30,7 +30,7 @@ import {
 import { servicesUnavailable } from '../test/support/queue/services';
 import { transcribeWorkflow } from '../test/support/queue/workflows';
 import { startCountingProxy, type CountingProxy } from '../test/support/sandbox/counting-proxy';
-import { ratio, round, type ResultRow } from './lib/report';
+import { ratio, round, type ResultRow } from '../test/support/bench-results';
 
 export interface PacerBaseline {
 	label: string;

@@ -17,7 +17,7 @@ import { PACKAGE_DIR } from '../test/support/engine/harness';
 import { PausedRun } from '../test/support/engine/waiting-harness';
 import { startCountingProxy, type CountingProxy } from '../test/support/sandbox/counting-proxy';
 import { pauseUntilWebhookParameters, wavItems } from '../test/support/engine/batch-runs';
-import { ratio, round, type ResultRow } from './lib/report';
+import { ratio, round, type ResultRow } from '../test/support/bench-results';
 
 export interface PauseReadsBenchOptions {
 	batchSizes: number[];
