@@ -20,7 +20,7 @@ import type { ExecutionWithData } from '../support/n8n/rest';
 import { isN8nVersionId, WORK_DIR, type N8nVersionId } from '../support/n8n/versions';
 import { triggerProductionUrl } from '../support/n8n/workflows';
 import { startQueueCluster, type QueueCluster, type WorkerRun } from '../support/queue/cluster';
-import type { RoutingPolicy } from '../support/queue/router';
+import type { RoutingPolicy } from '../support/n8n/webhook-router';
 import {
 	allExecutions,
 	emittedItems,

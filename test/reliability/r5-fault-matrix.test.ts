@@ -17,7 +17,7 @@ import type { FaultConfig } from '../../sandbox/faults';
 import type { ListOrder } from '../../sandbox/list-order';
 import { startSandbox } from '../../sandbox/server';
 import type { WebhookDeliveryRecord } from '../../sandbox/webhooks';
-import type { RoutedRequest, WebhookRouter } from '../support/queue/router';
+import type { RoutedRequest, WebhookRouter } from '../support/n8n/webhook-router';
 import { captureLogs, Evidence, scanForSecrets } from '../support/reliability/evidence';
 import {
 	listAnswer,
