@@ -966,7 +966,7 @@ async function waitingExecution(workflowId: string, before: ReadonlySet<string>)
 }
 
 describe('Many executions against one account', () => {
-	it(`runs ${MANY_EXECUTIONS} single-item executions on both workers: 0 failed items, 429s only in the first window`, async () => {
+	it(`runs ${MANY_EXECUTIONS} single-item executions on both workers: 0 failed items, 429s only until the pacers have seen a whole window`, async () => {
 		const result = await runManyExecutions({
 			cluster,
 			workflowId: WORKFLOWS.many.id,
@@ -986,7 +986,9 @@ describe('Many executions against one account', () => {
 		expect(result.failureCodes).toEqual({});
 		expect(result.completedItems).toBe(MANY_EXECUTIONS);
 		expect(result.writes).toBe(3 * MANY_EXECUTIONS);
-		expect(result.rateLimitedAfterFirstWindow).toBe(0);
+		// Each bucket's pacers learn it in the window of its first request and, when that request came after the window's
+		// start, in the next (the first they see whole); none is refused after, wherever the first request fell.
+		expect(result.rateLimitedAfterFirstWholeWindow).toBe(0);
 		expect(Object.keys(result.runsByWorker).sort()).toEqual(['worker-1', 'worker-2']);
 	});
 });
