@@ -3,7 +3,7 @@
 import type { IExecuteFunctions, INode, INodeProperties } from 'n8n-workflow';
 
 import { operationError } from '../../../shared/errors';
-import { requireId } from '../../../shared/ids';
+import { requireId } from '../../helpers/ids';
 
 /** The node versions whose Job is a resource locator (version 1 has the plain Job ID string). */
 const LOCATOR_VERSIONS = { '@version': [{ _cnd: { gte: 2 } }] };
