@@ -1,26 +1,49 @@
 const path = require('node:path');
 
+/** What every tier of `npm test` shares; `name` is the tier's folder under test/. */
+function tier(name, own = {}) {
+	return {
+		displayName: name,
+		testEnvironment: 'node',
+		rootDir: __dirname,
+		roots: [`<rootDir>/test/${name}`],
+		testMatch: ['**/*.test.ts'],
+		modulePathIgnorePatterns: [
+			'<rootDir>/test/engine/n8n-core-latest/',
+			'<rootDir>/test/engine/.work/',
+		],
+		transform: {
+			'^.+\\.ts$': ['ts-jest', { tsconfig: 'tsconfig.test.json' }],
+		},
+		setupFiles: ['<rootDir>/test/support/engine/setup-env.ts'],
+		...own,
+	};
+}
+
+/**
+ * The tiers that read the built package: dist/ is rebuilt first when it is older than its sources. Jest runs a
+ * project's global setup only when one of its tests is selected, so `jest test/unit` builds nothing.
+ */
+const readsDist = { globalSetup: '<rootDir>/test/support/build/global-setup.ts' };
+
 /** @type {import('jest').Config} */
 module.exports = {
-	testEnvironment: 'node',
 	rootDir: __dirname,
-	roots: ['<rootDir>/test'],
-	testMatch: ['**/*.test.ts'],
-	// `npm test` runs every tier but these three, which need real n8n or run for long: each has its own config and
-	// npm script (test/README.md).
-	testPathIgnorePatterns: ['/node_modules/', '/test/e2e/', '/test/queue/', '/test/reliability/'],
-	modulePathIgnorePatterns: [
-		'<rootDir>/test/engine/n8n-core-latest/',
-		'<rootDir>/test/engine/.work/',
+	// `npm test` runs these tiers; e2e, queue and reliability need real n8n or run for long: each has its own config
+	// and npm script (test/README.md).
+	projects: [
+		tier('unit'),
+		tier('sandbox-service'),
+		tier('engine', {
+			...readsDist,
+			// Which n8n-core / n8n-workflow the engine tier runs on (engine-versions.test.ts checks it was really that one).
+			globals: {
+				tssEngineN8n: { install: 'project', modules: path.join(__dirname, 'node_modules') },
+			},
+		}),
+		tier('docs', readsDist),
+		tier('release', readsDist),
 	],
-	transform: {
-		'^.+\\.ts$': ['ts-jest', { tsconfig: 'tsconfig.test.json' }],
-	},
-	setupFiles: ['<rootDir>/test/support/engine/setup-env.ts'],
-	// The engine tier loads the built package: dist/ is rebuilt first when it is older than its sources.
-	globalSetup: '<rootDir>/test/engine/global-setup.ts',
-	// Which n8n-core / n8n-workflow the engine tier runs on (engine-versions.test.ts checks it was really that one).
-	globals: { tssEngineN8n: { install: 'project', modules: path.join(__dirname, 'node_modules') } },
 	// What the engine tier proved, for the README's version table (npm run versions:table).
 	reporters: [
 		'default',

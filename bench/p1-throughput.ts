@@ -7,14 +7,18 @@ import { setTimeout as delay } from 'node:timers/promises';
 
 import { SandboxAdmin } from '../sandbox/admin-client';
 import { startSandbox } from '../sandbox/server';
-import { startCountingProxy, type CountingProxy } from '../test/support/sandbox/counting-proxy';
+import {
+	bucketOf,
+	startCountingProxy,
+	type CountingProxy,
+} from '../test/support/sandbox/counting-proxy';
 import { baseNodesAvailable, runBaselineFlow } from './lib/baseline-flow';
 import {
 	ACTION_NODE_NAME,
 	runTranscribeAndDownload,
 	wavItems,
 } from '../test/support/engine/batch-runs';
-import { ratio, round, type ResultRow } from './lib/report';
+import { ratio, round, type ResultRow } from '../test/support/bench-results';
 
 export interface ThroughputBenchOptions {
 	items: number;
@@ -26,11 +30,6 @@ export interface ThroughputBenchOptions {
 }
 
 const WRITES_PER_JOB = 3;
-const WRITE_ROUTES = [
-	{ method: 'POST', path: /\/uploads$/ },
-	{ method: 'PUT', path: /\/uploads\/[^/]+\/binary$/ },
-	{ method: 'POST', path: /\/transcriptions$/ },
-];
 
 interface SideResult {
 	completed: number;
@@ -57,11 +56,7 @@ function bucketUtilization(proxy: CountingProxy, options: ThroughputBenchOptions
 	const windowMs = options.windowSeconds * 1000;
 	const writes = proxy.exchanges.filter(
 		(exchange) =>
-			exchange.status !== 'no_response' &&
-			exchange.status < 300 &&
-			WRITE_ROUTES.some(
-				(route) => route.method === exchange.method && route.path.test(exchange.url.split('?')[0]),
-			),
+			exchange.status !== 'no_response' && exchange.status < 300 && bucketOf(exchange) === 'writes',
 	);
 	const windows = new Map<number, number>();
 	for (const write of writes) {

@@ -11,7 +11,7 @@ import { createInterface } from 'node:readline';
 
 import { writeWavFile } from '../test/support/fixtures/media';
 import { baseNodesAvailable } from './lib/base-nodes-engine';
-import { ratio, type ResultRow } from './lib/report';
+import { ratio, type ResultRow } from '../test/support/bench-results';
 import type { MemoryMeasurement, MemoryMode } from './p2-memory-worker';
 
 export interface MemoryBenchOptions {

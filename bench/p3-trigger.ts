@@ -11,7 +11,7 @@ import {
 	startRealN8n,
 	triggerWorkflow,
 } from '../test/support/n8n/trigger-workflows';
-import { ratio, round, type ResultRow } from './lib/report';
+import { ratio, round, type ResultRow } from '../test/support/bench-results';
 import { buildSignedDelivery } from '../src/service';
 
 export interface TriggerBenchOptions {

@@ -5,7 +5,7 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
 
 import { verifySignature } from '../src/webhooks';
-import { ratio, round, type ResultRow } from './lib/report';
+import { ratio, round, type ResultRow } from '../test/support/bench-results';
 import { buildSignedDelivery } from '../src/service';
 
 const BODY_BYTES = 1024;

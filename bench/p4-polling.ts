@@ -15,7 +15,7 @@ import {
 	wavItems,
 } from '../test/support/engine/batch-runs';
 import { transcribeWithFixedPoll } from './lib/fixed-poll-client';
-import { ratio, round, type ResultRow } from './lib/report';
+import { ratio, round, type ResultRow } from '../test/support/bench-results';
 import { scaleTime } from './lib/time-scale';
 import { PausedRun } from '../test/support/engine/waiting-harness';
 

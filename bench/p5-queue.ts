@@ -14,7 +14,7 @@
 // up at the end.)
 //
 // It also runs N executions on two workers against a tight bucket with this checkout, and with each --pacer-baseline
-// tarball, counting 429 answers after the first window and failed items (issue 11's before/after).
+// tarball, counting 429 answers after the first window and failed items (the pacer's before/after).
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -30,7 +30,7 @@ import {
 import { servicesUnavailable } from '../test/support/queue/services';
 import { transcribeWorkflow } from '../test/support/queue/workflows';
 import { startCountingProxy, type CountingProxy } from '../test/support/sandbox/counting-proxy';
-import { ratio, round, type ResultRow } from './lib/report';
+import { ratio, round, type ResultRow } from '../test/support/bench-results';
 
 export interface PacerBaseline {
 	label: string;

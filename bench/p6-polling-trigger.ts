@@ -12,7 +12,7 @@ import { startSandbox, type RunningSandbox } from '../sandbox/server';
 import { PollingTriggerUnderTest } from '../test/support/engine/polling-harness';
 import { makeWav } from '../test/support/fixtures/media';
 import { startCountingProxy, type CountingProxy } from '../test/support/sandbox/counting-proxy';
-import { ratio, round, type ResultRow } from './lib/report';
+import { ratio, round, type ResultRow } from '../test/support/bench-results';
 
 export interface PollingTriggerBenchOptions {
 	/** Jobs already on the account when the trigger is activated. */

@@ -1,4 +1,4 @@
-// P7 status reads per paused item (issue 17): Transcribe and Download in Wait Mode "Pause Until Webhook", batches of
+// P7 status reads per paused item: Transcribe and Download in Wait Mode "Pause Until Webhook", batches of
 // 1, 10 and 100 items, the resume URL served by two webhook processors (two separately loaded copies of the package,
 // requests in turn, as n8n's queue mode spreads them) in n8n-core's engine (test/support/engine/waiting-harness.ts), the
 // sandbox delivering the real signed events. Counted at a proxy in front of the sandbox: GET /transcriptions/{id}
@@ -17,7 +17,7 @@ import { PACKAGE_DIR } from '../test/support/engine/harness';
 import { PausedRun } from '../test/support/engine/waiting-harness';
 import { startCountingProxy, type CountingProxy } from '../test/support/sandbox/counting-proxy';
 import { pauseUntilWebhookParameters, wavItems } from '../test/support/engine/batch-runs';
-import { ratio, round, type ResultRow } from './lib/report';
+import { ratio, round, type ResultRow } from '../test/support/bench-results';
 
 export interface PauseReadsBenchOptions {
 	batchSizes: number[];

@@ -18,7 +18,13 @@ import { runPollingBenchmark } from './p4-polling';
 import { runQueueBenchmark, type Mode, type PacerBaseline } from './p5-queue';
 import { runPollingTriggerBenchmark } from './p6-polling-trigger';
 import { runPauseReadsBenchmark } from './p7-pause-reads';
-import { machineLoad, newReport, renderTable, writeReport, type BenchReport } from './lib/report';
+import {
+	machineLoad,
+	newReport,
+	renderTable,
+	writeReport,
+	type BenchReport,
+} from '../test/support/bench-results';
 
 const quick = process.env.BENCH_QUICK === '1';
 

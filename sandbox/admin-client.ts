@@ -183,7 +183,7 @@ export class SandboxAdmin {
 	): Promise<T> {
 		const response = await request(`${this.baseUrl}${ADMIN_PREFIX}${path}`, {
 			method,
-			// Every write is JSON, also without a body: the admin API refuses anything else (issue 14).
+			// Every write is JSON, also without a body: the admin API refuses anything else (a cross-site page cannot send JSON).
 			headers: method === 'GET' ? {} : { 'content-type': 'application/json' },
 			body: body === undefined ? undefined : JSON.stringify(body),
 		});

@@ -1,4 +1,4 @@
-// Where the admin API lives, and whether a URL path would reach it (issue 14). Shared by the admin routes and the
+// Where the admin API lives, and whether a URL path would reach it. Shared by the admin routes and the
 // webhook target check, which must never send a webhook there, whatever host or port leads to the sandbox.
 
 export const ADMIN_PREFIX = '/_sandbox';

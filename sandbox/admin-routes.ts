@@ -1,4 +1,4 @@
-// The admin API under /_sandbox/ (issue 3): loopback callers only, no auth, never rate limited.
+// The admin API under /_sandbox/: loopback callers only, no auth, never rate limited.
 // Tests and demos use it to create keys, move the clock, force failures, inspect webhook deliveries
 // and records, inject faults and tune rate limits.
 // A loopback socket is not enough: any web page the developer opens can send requests to a loopback port. So a

@@ -2,7 +2,7 @@
 // The first successful response is stored (handlers throw their errors); a retry with the same body replays it, a different body is 409.
 // Errors are not stored, so a retry after a failure runs again. A retry that arrives while the first
 // request is still running waits for it instead of creating a second slot or job.
-// Issue 14: entries past their retention are evicted, and at most `limit` are held. A new key that finds the cache
+// Bounded: entries past their retention are evicted, and at most `limit` are held. A new key that finds the cache
 // full is refused with 503 service_unavailable before anything runs — never accepted without being recorded, and
 // never by evicting a live entry, either of which would quietly void the 24-hour guarantee. 503 rather than 429:
 // the cache is a coordination dependency of the whole service (spec 7's 503), not the caller's rate; the caller

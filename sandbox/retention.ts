@@ -1,4 +1,4 @@
-// How long the sandbox keeps upload slots, and how many (issue 14), on the sandbox clock.
+// How long the sandbox keeps upload slots, and how many, on the sandbox clock: nothing the sandbox holds grows without bound.
 // - A slot that expires (30 min) without being used can never be used again: its stored bytes are deleted then.
 // - A slot's record is kept 24 h after creation, as long as an Idempotency-Key replay can hand out its upload_id, so
 //   that id answers 410 (expired) or 409 (used) rather than 404; then it is forgotten. A slot whose job is still

@@ -4,10 +4,9 @@
 import {
 	DEFAULT_TOLERANCE_SECONDS,
 	deliveryEventHeader,
-	type IncomingHeaders,
 	type WebhookEventBody,
 } from '../../src/webhooks';
-import { verifyDelivery, type Rejection } from '../shared/delivery';
+import { verifyDelivery, type ReceivedDelivery, type Rejection } from '../shared/delivery';
 import { activeSeenEvents, hasSeenEvent, rememberEvent, type SeenEvent } from './dedupe';
 
 const IGNORED_NOT_SELECTED = 'event not selected';
@@ -43,14 +42,9 @@ export function resolveSettings(
 	};
 }
 
-export interface Delivery {
-	/** The request body exactly as received. */
-	rawBody: Uint8Array;
-	headers: IncomingHeaders;
-	/** Signing Secret first, then Previous Signing Secret; blank ones are skipped. */
-	secrets: readonly string[];
+/** A received delivery as shared/delivery.ts verifies it, with the trigger's settings in place of the tolerance. */
+export interface Delivery extends Omit<ReceivedDelivery, 'toleranceSeconds'> {
 	settings: DeliverySettings;
-	nowMs: number;
 	/** The dedupe window as stored in static data (any shape; junk is ignored). */
 	seenEvents: unknown;
 }

@@ -98,7 +98,7 @@ export const RETRY_JITTER = 0.2;
 /** How long the reorder fault holds an event that no later event overtakes (sandbox seconds, not scaled). */
 export const REORDER_HOLD_SECONDS = 5;
 export const DEFAULT_REQUEST_TIMEOUT_MS = 10_000;
-/** The delivery log keeps the newest attempts only (issue 14: nothing grows without bound). */
+/** The delivery log keeps the newest attempts only: nothing the sandbox holds grows without bound. */
 export const MAX_DELIVERY_RECORDS = 10_000;
 
 /** setTimeout's ceiling (about 24.8 days); a later due time re-arms when this fires. */
@@ -178,7 +178,7 @@ export class WebhookDispatcher {
 		return this.track(this.deliverTest(args));
 	}
 
-	/** The sandbox's own listener, known once it listens: never a webhook target (issue 14). */
+	/** The sandbox's own listener, known once it listens: never a webhook target, so a webhook cannot reach the admin API. */
 	setOwnEndpoint(endpoint: OwnEndpoint): void {
 		this.ownEndpoint = endpoint;
 	}

@@ -1,6 +1,6 @@
 // Webhook target checks (spec 6, rules 5–6): run when a URL is accepted and again before every attempt,
 // because DNS may answer differently by then. The attempt then connects to the address checked here, so the
-// sandbox's own listener (issue 14) is refused on exactly the addresses a connection would use.
+// sandbox's own listener (a webhook must never reach the admin API) is refused on exactly the addresses a connection would use.
 
 import { lookup } from 'node:dns/promises';
 import { isIP, isIPv4 } from 'node:net';

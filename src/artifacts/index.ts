@@ -1,3 +1,3 @@
-export * from './content-disposition';
 export * from './file-name';
 export * from './formats';
+export * from './parse-content-disposition';

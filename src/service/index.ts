@@ -2,6 +2,6 @@
 // nodes never run. Nothing here may be imported by shipped code (lint and a dist test hold that).
 export * from './artifact-selection';
 export * from './canonical-json';
-export * from './content-disposition';
 export * from './error-catalogue';
+export * from './format-content-disposition';
 export * from './signing';

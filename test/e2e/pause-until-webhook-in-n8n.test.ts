@@ -1,4 +1,4 @@
-// Issue 10 in a real n8n: Transcribe and Download in Wait Mode "Pause Until Webhook", as the example workflow
+// Pause Until Webhook in a real n8n: Transcribe and Download in Wait Mode "Pause Until Webhook", as the example workflow
 // examples/folder-pause-until-webhook.json does it. Its own n8n and sandbox (30 s jobs, the service's retry schedule
 // at 1/20 of real time) with a counting proxy between them, since this suite stops and starts n8n.
 import { mkdir, readdir, rm, writeFile } from 'node:fs/promises';

@@ -1,4 +1,4 @@
-// The holes an attack review found (issue 14), each proven closed through n8n's own engine against the sandbox:
+// Attacks on the nodes, each proven closed through n8n's own engine against the sandbox:
 // ids that would change the request path, duplicate writes under n8n's Retry On Fail, a test delivery repeated
 // against a 503, a list whose cursor never ends, and signing secrets pasted with whitespace.
 import { once } from 'node:events';

@@ -1,4 +1,4 @@
-// Issue 17 defect 8: derived Idempotency-Keys name the n8n instance and the workflow, not only the execution, node,
+// Derived Idempotency-Keys name the n8n instance and the workflow, not only the execution, node,
 // run and item. Two instances that share an account (staging cloned from production: the same node ids and the same
 // execution-id sequence) then never replay each other's slots and jobs, while a retry within one instance still does.
 import { Container } from '@n8n/di';

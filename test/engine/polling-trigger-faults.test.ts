@@ -1,4 +1,4 @@
-// The Transcription Service Polling Trigger under faults (issue 17), its real poll() in n8n-core's PollContext against
+// The Transcription Service Polling Trigger under faults, its real poll() in n8n-core's PollContext against
 // the sandbox, behind a proxy that can answer in the sandbox's place: garbled list answers, a key revoked for a while
 // and replaced, the Base URL spelt differently, another account, a state written by version 1. Each job that reaches a
 // selected state is emitted exactly once, whatever the fault and however long it lasts.
@@ -72,7 +72,7 @@ async function proxyAnswering(
 	return proxy;
 }
 
-describe('garbled list answers (issue 17 defect 5)', () => {
+describe('garbled list answers', () => {
 	test('the failed list answered 200 without items for longer than the overlap while completed jobs are emitted: the failed job is emitted once after', async () => {
 		const { key } = await env.newAccount();
 		let garbling = false;
@@ -158,7 +158,7 @@ describe('a 5xx in the middle of a search', () => {
 	}, 60_000);
 });
 
-describe('the credential changes (issue 17 defect 6)', () => {
+describe('the credential changes', () => {
 	/** A recording proxy in front of the sandbox: each one is another spelling of the Base URL. */
 	const passThrough = () => proxyAnswering(() => undefined);
 	const accountReads = (proxy: RecordingProxy) =>
@@ -264,7 +264,7 @@ describe('the credential changes (issue 17 defect 6)', () => {
 	});
 });
 
-describe('a Base URL with a user name or password (issue 17 item 9)', () => {
+describe('a Base URL with a user name or password', () => {
 	test('is refused at activation, naming the field: no request is sent with it and no item can carry it', async () => {
 		const { key } = await env.newAccount();
 		const proxy = await proxyAnswering(() => undefined);
@@ -279,7 +279,7 @@ describe('a Base URL with a user name or password (issue 17 item 9)', () => {
 	});
 });
 
-describe('a service that ignores limit (issue 17 defect 7)', () => {
+describe('a service that ignores limit', () => {
 	test('a first page of 200,000 jobs: static data stays under 64 KB, and every job is emitted exactly once over the following polls', async () => {
 		const { accountId, key } = await env.newAccount();
 		let hostile: ProxyReply | undefined;

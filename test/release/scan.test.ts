@@ -148,10 +148,10 @@ describe('npm run scan with deliberately bad files, packing the project itself',
 		// Not yet committed (untracked, not ignored): linted all the same, and inline disables do not count.
 		place(
 			project,
-			'nodes/TranscriptionService/helpers/pause.ts',
+			'nodes/TranscriptionService/helpers/sleep.ts',
 			[
 				'// eslint-disable-next-line @n8n/community-nodes/no-restricted-globals',
-				'export const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));',
+				'export const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));',
 				'',
 			].join('\n'),
 		);
@@ -171,11 +171,11 @@ describe('npm run scan with deliberately bad files, packing the project itself',
 
 	it('fails the source leg on the new node file, naming it and the rule, despite its eslint-disable comment', () => {
 		expect(listed(result.stdout, 'source')).toContain(
-			'nodes/TranscriptionService/helpers/pause.ts',
+			'nodes/TranscriptionService/helpers/sleep.ts',
 		);
 		expect(result.stdout).toMatch(/^source leg: FAILED — ESLint violations found/m);
 		expect(result.stdout).toMatch(
-			/^nodes\/TranscriptionService\/helpers\/pause\.ts\n.*Use of restricted global 'setTimeout'.*@n8n\/community-nodes\/no-restricted-globals$/m,
+			/^nodes\/TranscriptionService\/helpers\/sleep\.ts\n.*Use of restricted global 'setTimeout'.*@n8n\/community-nodes\/no-restricted-globals$/m,
 		);
 	});
 

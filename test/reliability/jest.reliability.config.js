@@ -1,4 +1,4 @@
-// `npm run test:reliability`: the counted-outcome matrices of issue 7. The root jest config does not list
+// `npm run test:reliability`: the counted-outcome matrices (R1–R5, docs/reliability.md). The root jest config does not list
 // test/reliability, so `npm test` never runs them.
 /** @type {import('jest').Config} */
 module.exports = {

@@ -1,4 +1,4 @@
-// R5 fault matrix (issue 17): "nothing lost" for Pause Until Webhook and the Polling Trigger, counted.
+// R5 fault matrix: "nothing lost" for Pause Until Webhook and the Polling Trigger, counted.
 //
 // Pause Until Webhook: batches of 1, 10 and 100 items per fault class, the real node in n8n-core's engine, the sandbox
 // delivering real signed events (retries time-scaled: 3 s, 27 s, 2.5 min, 6 min) to a front door before the resume URL,
@@ -17,7 +17,7 @@ import type { FaultConfig } from '../../sandbox/faults';
 import type { ListOrder } from '../../sandbox/list-order';
 import { startSandbox } from '../../sandbox/server';
 import type { WebhookDeliveryRecord } from '../../sandbox/webhooks';
-import type { RoutedRequest, WebhookRouter } from '../support/queue/router';
+import type { RoutedRequest, WebhookRouter } from '../support/n8n/webhook-router';
 import { captureLogs, Evidence, scanForSecrets } from '../support/reliability/evidence';
 import {
 	listAnswer,

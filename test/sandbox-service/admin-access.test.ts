@@ -1,4 +1,4 @@
-// Issue 14: who may call the admin API (/_sandbox/…). A browser page on any site can reach a loopback port too —
+// Who may call the admin API (/_sandbox/…). A browser page on any site can reach a loopback port too —
 // by a cross-site form or fetch (a foreign Origin), or by DNS rebinding (its own host name now resolving to
 // 127.0.0.1: a foreign Host) — so the caller's socket address alone is not enough. Writes must be JSON: a page
 // cannot send Content-Type application/json to another origin without a CORS preflight, which the sandbox never grants.
@@ -27,8 +27,8 @@ function expectRefused(response: ApiResponse, status: number, code: string): voi
 	expect(response.text).not.toMatch(/svc_sk_|whsec_/);
 }
 
-describe('admin API: cross-site requests are refused (issue 14)', () => {
-	test('the review’s case: a body-less cross-site form POST gets no key and no signing secret', async () => {
+describe('admin API: cross-site requests are refused', () => {
+	test('a body-less cross-site form POST gets no key and no signing secret', async () => {
 		// What <form method="post" enctype="text/plain" action="http://127.0.0.1:4010/_sandbox/keys"> sends.
 		const response = await createKeyRaw({
 			origin: 'https://attacker.example',
@@ -70,7 +70,7 @@ describe('admin API: cross-site requests are refused (issue 14)', () => {
 	);
 });
 
-describe('admin API: DNS rebinding (a foreign Host) is refused (issue 14)', () => {
+describe('admin API: DNS rebinding (a foreign Host) is refused', () => {
 	test.each([
 		['attacker.example'],
 		['rebind.attacker.example:4010'],
@@ -134,7 +134,7 @@ describe('admin API: DNS rebinding (a foreign Host) is refused (issue 14)', () =
 	});
 });
 
-describe('admin API: writes are JSON (issue 14)', () => {
+describe('admin API: writes are JSON', () => {
 	test.each([
 		['no Content-Type and no body', {}, undefined],
 		['text/plain', { 'content-type': 'text/plain' }, '{}'],

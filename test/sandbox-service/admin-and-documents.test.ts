@@ -1,4 +1,4 @@
-// The admin API of issue 3 (/_sandbox/…) and the served contract (1: OpenAPI JSON/YAML, Arazzo, reference page).
+// The admin API (/_sandbox/…) and the served contract (OpenAPI JSON/YAML, Arazzo, reference page).
 
 import { parse } from 'yaml';
 import { SEEDED_KEYS } from '../../sandbox/seed';

@@ -1,4 +1,4 @@
-// Issue 3: uploads stream to disk, so a 1 GiB PUT must not grow the sandbox process by more than a few MiB.
+// Uploads stream to disk, so a 1 GiB PUT must not grow the sandbox process by more than a few MiB.
 // The sandbox runs in its own process here (as `npm run sandbox` does); its RSS is read from /proc, so the
 // client's buffers in this process do not count. Measured here: ~25 MiB for 256 MiB, 1 GiB and 3 GiB alike, about
 // half of it V8's young generation growing to its default size (12 MiB with --max-semi-space-size=1): a constant,
@@ -69,7 +69,7 @@ async function startSandboxProcess(): Promise<{
 	return { child, baseUrl: ready.base_url, key: ready.keys.platinum_live.key };
 }
 
-describe('uploadBinary memory (issue 3: bytes stream to disk)', () => {
+describe('uploadBinary memory (bytes stream to disk)', () => {
 	let sandbox: Awaited<ReturnType<typeof startSandboxProcess>>;
 
 	beforeAll(async () => {

@@ -6,6 +6,7 @@ import {
 	createSlot,
 	expectError,
 	expectRateLimitHeaders,
+	startRateLimitWindow,
 	useSandbox,
 } from '../support/sandbox/client';
 
@@ -14,12 +15,8 @@ const handle = useSandbox({
 	rateLimits: { windowSeconds: WINDOW, perTier: { premium: 30, platinum: 3 } },
 });
 
-/** Jumps to the start of the next window, so a test's requests cannot straddle two windows. */
-async function startOfWindow(): Promise<void> {
-	await handle.admin.advanceClock(WINDOW - (handle.sandbox.clock.nowSeconds() % WINDOW));
-}
-
-beforeEach(startOfWindow);
+// Each test starts at the start of a window, so its requests cannot straddle two windows.
+beforeEach(async () => await startRateLimitWindow(handle.admin, WINDOW));
 
 describe('rate-limit headers (4)', () => {
 	test('a success carries limit, remaining and the reset second of the window', async () => {

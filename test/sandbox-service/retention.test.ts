@@ -1,4 +1,4 @@
-// Issue 14: what the sandbox keeps, and for how long. Request fields are bounded by the contract (openapi.yaml
+// What the sandbox keeps, and for how long. Request fields are bounded by the contract (openapi.yaml
 // maxLength / maximum, so the 422 names the field); upload-slot records, their bytes and Idempotency-Key entries are
 // evicted on the sandbox clock; and a cap keeps memory bounded inside the retention window, answered with 503
 // service_unavailable (the envelope and Retry-After) instead of silently dropping a record or an idempotency guarantee.
@@ -51,7 +51,7 @@ function storedFiles(): string[] {
 	return readdirSync(dataDir);
 }
 
-describe('createUpload bounds (issue 14; openapi.yaml PublicUploadCreateRequest)', () => {
+describe('createUpload bounds (openapi.yaml PublicUploadCreateRequest)', () => {
 	test.each([
 		[
 			'a 256-character filename',
@@ -94,7 +94,7 @@ describe('createUpload bounds (issue 14; openapi.yaml PublicUploadCreateRequest)
 		expect(response.status).toBe(201);
 	});
 
-	test('the review’s case: 60 slots with ~1 MB file names are all refused and none is kept', async () => {
+	test('60 slots with ~1 MB file names are all refused and none is kept', async () => {
 		const { key, account_id } = await handle.admin.createKey();
 		const filename = `${'n'.repeat(1_000_000)}.wav`;
 		for (let slot = 0; slot < 60; slot++) {
@@ -112,7 +112,7 @@ describe('createUpload bounds (issue 14; openapi.yaml PublicUploadCreateRequest)
 	});
 });
 
-describe('createTranscription and testWebhook bounds (issue 14)', () => {
+describe('createTranscription and testWebhook bounds', () => {
 	test.each([
 		['a 4,001-character user_prompt', { user_prompt: 'p'.repeat(4001) }, 'user_prompt', 4000],
 		[
@@ -143,7 +143,7 @@ describe('createTranscription and testWebhook bounds (issue 14)', () => {
 	});
 });
 
-describe('upload slots are evicted on the sandbox clock (issue 14)', () => {
+describe('upload slots are evicted on the sandbox clock', () => {
 	test('an unused slot’s bytes go when it expires; its record answers 410 for 24 h, then nothing is kept (404)', async () => {
 		const { key, account_id } = await handle.admin.createKey();
 		const uploadId = await uploadMedia(handle.baseUrl, key);
@@ -219,7 +219,7 @@ describe('upload slots are evicted on the sandbox clock (issue 14)', () => {
 	});
 });
 
-describe('record caps: 503 service_unavailable when full, never a silent loss (issue 14)', () => {
+describe('record caps: 503 service_unavailable when full, never a silent loss', () => {
 	test('slots past the cap are refused with Retry-After and nothing is created; they age out after 24 h', async () => {
 		const { key, account_id } = await fewSlots.admin.createKey();
 		for (let slot = 0; slot < 3; slot++) {

@@ -1,4 +1,4 @@
-// Issue 10 (Pause until the webhook): a local n8n's resume URLs as webhook targets. n8n hands out
+// For Pause Until Webhook: a local n8n's resume URLs as webhook targets. n8n hands out
 // `http://127.0.0.1:5678/webhook-waiting/<executionId>` and, in newer versions,
 // `…/webhook-waiting/<executionId>/<nodeId>?signature=<token>`; the signed event must arrive at exactly that
 // request target. The receiver here is a bare TCP server, so the request line is recorded as sent, byte for byte.
@@ -59,7 +59,7 @@ const RESUME_TARGETS = [
 	],
 ] as const;
 
-describe('createTranscription with a resume URL as webhook_url (issue 10)', () => {
+describe('createTranscription with a resume URL as webhook_url', () => {
 	test.each(RESUME_TARGETS)(
 		'%s: the signed event arrives at exactly that request target',
 		async (_case, target) => {
@@ -83,7 +83,7 @@ describe('createTranscription with a resume URL as webhook_url (issue 10)', () =
 	);
 });
 
-describe('POST /webhooks/test with a resume URL (issue 10)', () => {
+describe('POST /webhooks/test with a resume URL', () => {
 	test.each(RESUME_TARGETS)(
 		'%s: delivered to exactly that request target',
 		async (_case, target) => {
@@ -103,7 +103,7 @@ describe('POST /webhooks/test with a resume URL (issue 10)', () => {
 	);
 });
 
-describe('a 409 from the target (n8n: execution still running) (issue 10, spec 6 rule 4)', () => {
+describe('a 409 from the target (n8n: execution still running) (spec 6 rule 4)', () => {
 	test('is not retried, and the delivery log says so', async () => {
 		const receiver = await n8nLikeReceiver(409);
 		const key = handle.sandbox.keys.platinum_live.key;

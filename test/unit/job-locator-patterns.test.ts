@@ -11,7 +11,7 @@ import type { PublicTranscriptionResponse } from '../../src/api';
 import {
 	JOB_LINK_PATTERN,
 	jobIdFromLink,
-} from '../../nodes/TranscriptionService/actions/transcription/common';
+} from '../../nodes/TranscriptionService/actions/transcription/job-locator';
 import {
 	jobLabel,
 	matchesSearch,

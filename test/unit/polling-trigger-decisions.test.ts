@@ -393,7 +393,7 @@ describe('bounded work', () => {
 	});
 });
 
-describe('every stored collection is bounded (issue 17 defect 7)', () => {
+describe('every stored collection is bounded (static data stays small whatever the service answers)', () => {
 	/** 2,500 jobs completing after the activation, on a trigger that may read 30 pages a poll. */
 	function backlog(order: (typeof SIM_ORDERS)[number]) {
 		const service = new SimService(order);

@@ -2,7 +2,7 @@ import type { IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
 import { TranscriptionServiceClient } from '../../shared/transport';
-import { runItems } from '../helpers/items';
+import { runItems } from '../helpers/item-loop';
 import * as account from './account/Account.resource';
 import type { ResourceName, TranscriptionServiceType } from './node.type';
 import * as transcription from './transcription/Transcription.resource';

@@ -6,7 +6,7 @@ import type {
 } from 'n8n-workflow';
 
 import type { TranscriptionServiceClient } from '../../shared/transport';
-import type { ItemOutcome } from '../helpers/items';
+import type { ItemOutcome } from '../helpers/item-loop';
 import type { OperationName, ResourceName } from './node.type';
 
 /** What every `<operation>.operation.ts` exports. */

@@ -6,7 +6,7 @@ import type {
 	PublicUploadCreateRequest,
 	PublicUploadCreateResponse,
 } from '../../../src/api';
-import { requireId } from '../../shared/ids';
+import { requireId } from './ids';
 import {
 	apiErrorFromResponse,
 	apiErrorOf,

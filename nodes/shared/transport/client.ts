@@ -30,7 +30,7 @@ import {
 	type ApiResponse,
 } from './http';
 import { readServiceSettings, type ServiceSettings } from './settings';
-import { jobCacheFor, sharedPacer, type JobCache } from './state';
+import { jobCacheFor, sharedPacer, type JobCache } from './pacers-and-job-caches';
 
 export interface ApiRequest {
 	operation: OperationId;

@@ -44,7 +44,7 @@ import type {
 } from 'n8n-workflow';
 import { ICredentialsHelper, NodeHelpers, Workflow } from 'n8n-workflow';
 
-import { describeStaleBuild, staleBuildReasons } from './build-freshness';
+import { describeStaleBuild, staleBuildReasons } from '../build/freshness';
 
 export const PACKAGE_DIR = path.resolve(__dirname, '../../..');
 export const PACKAGE_NAME = 'n8n-nodes-transcription-service';

@@ -38,7 +38,7 @@ import {
 	PackageNodeTypes,
 	type TestCredentials,
 } from './harness';
-import { WebhookRouter } from '../queue/router';
+import { WebhookRouter } from '../n8n/webhook-router';
 import { loadParseIncomingMessage, parseBody, rawBodyReader } from './webhook-harness';
 
 export const PAUSING_NODE = 'Transcribe';

@@ -19,7 +19,7 @@ import { freePort, run, type CommandResult } from '../n8n/processes';
 import { n8nInstall, type N8nInstall, type N8nVersionId } from '../n8n/versions';
 import type { WorkflowJson } from '../n8n/workflows';
 import { ownChild } from './children';
-import { WebhookRouter } from './router';
+import { WebhookRouter } from '../n8n/webhook-router';
 import { startPostgres, startRedis, type RunningPostgres, type RunningRedis } from './services';
 
 export type ProcessRole = 'main' | 'worker' | 'webhook';

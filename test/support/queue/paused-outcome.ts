@@ -2,10 +2,11 @@
 // queue-mode n8n: its node's success and error outputs, read through the main's API, judged against the sandbox's
 // records; the completed items' binaries read back from n8n's database and compared with what the sandbox serves.
 import type { SandboxAdmin } from '../../../sandbox/admin-client';
+import { isTerminalStatus } from '../../../src/api';
 import type { ArtifactFormat } from '../../../src/artifacts';
 import { serviceArtifact } from '../n8n/executions';
 import type { ExecutionItem, ExecutionWithData, N8nApi } from '../n8n/rest';
-import { judgeOutputs, TERMINAL, type OutputJudgement } from '../reliability/pause-faults';
+import { judgeOutputs, type OutputJudgement } from '../reliability/pause-faults';
 import { emittedItems } from './executions';
 
 export async function judgePausedExecution(args: {
@@ -23,7 +24,7 @@ export async function judgePausedExecution(args: {
 }): Promise<OutputJudgement> {
 	const { jobs } = await args.admin.records(args.accountId);
 	if (!args.execution) {
-		const stalled = jobs.filter((job) => TERMINAL.has(job.status)).map((job) => job.job_id);
+		const stalled = jobs.filter((job) => isTerminalStatus(job.status)).map((job) => job.job_id);
 		return {
 			jobs: stalled.length,
 			lost: [],

@@ -4,12 +4,11 @@
 // on real n8n (test/queue).
 import type { Exchange } from '../sandbox/counting-proxy';
 import type { FaultRule } from '../../../sandbox/faults';
+import { isTerminalStatus } from '../../../src/api';
 
 export const PAUSE_FORMATS = ['srt', 'txt'] as const;
 /** Long enough that no healthy run reaches it: a job output as max_wait_exceeded is a stall. */
 export const MAX_WAIT_SECONDS = 1800;
-/** The statuses a job ends in at the service. */
-export const TERMINAL = new Set(['completed', 'failed', 'cancelled']);
 
 /** A tenth of the requests on the faulted routes: a call's five attempts all failing is then ~1 in 100,000. */
 export const FAULT_SHARE = 0.1;
@@ -68,7 +67,7 @@ export async function judgeOutputs<Item extends { json: Record<string, unknown> 
 	artifactsProblem: (item: Item) => Promise<string | undefined>;
 }): Promise<OutputJudgement> {
 	const terminal = new Map(
-		args.jobs.filter((job) => TERMINAL.has(job.status)).map((job) => [job.job_id, job.status]),
+		args.jobs.filter((job) => isTerminalStatus(job.status)).map((job) => [job.job_id, job.status]),
 	);
 	const delivered = new Map<string, number>();
 	const stalled = new Set<string>();

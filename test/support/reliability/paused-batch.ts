@@ -8,7 +8,7 @@ import type { INodeExecutionData, INodeParameters } from 'n8n-workflow';
 import type { SandboxAdmin } from '../../../sandbox/admin-client';
 import { binaryBytes, binaryItem } from '../engine/harness';
 import { PausedRun } from '../engine/waiting-harness';
-import type { WebhookRouter } from '../queue/router';
+import type { WebhookRouter } from '../n8n/webhook-router';
 import { batchFiles } from '../fixtures/media';
 import { JobHolder } from '../sandbox/client';
 import { judgeOutputs, MAX_WAIT_SECONDS, PAUSE_FORMATS } from './pause-faults';

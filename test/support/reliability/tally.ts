@@ -1,14 +1,14 @@
 // R5's totals: per fault class, the jobs that reached a terminal state at the service, the faults injected (counted
 // from the records of the proxy, the router and the sandbox, never from the code under test) and what became of the
 // jobs — lost, duplicated or stalled. Printed as one table and written to bench/results/ as the benchmarks are
-// (bench/lib/report.ts: a dated file and latest.json), one row per fault class and one per feature.
+// (test/support/bench-results.ts: a dated file and latest.json), one row per fault class and one per feature.
 import {
 	newReport,
 	machineLoad,
 	writeReport,
 	type BenchReport,
 	type ResultRow,
-} from '../../../bench/lib/report';
+} from '../bench-results';
 
 export type Feature = 'Pause Until Webhook' | 'Polling Trigger';
 
@@ -97,7 +97,7 @@ export class Tally {
 		].join('\n');
 	}
 
-	/** The rows as bench/lib/report.ts writes them: target 0 lost + duplicated + stalled, the counts beside. */
+	/** The rows as bench-results.ts writes them: target 0 lost + duplicated + stalled, the counts beside. */
 	async write(settings: MatrixSettings): Promise<string[]> {
 		const report: BenchReport = newReport({ r5: settings });
 		report.rows.push(...[...this.classes, ...this.totals()].map(resultRow));

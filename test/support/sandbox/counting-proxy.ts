@@ -6,6 +6,8 @@
 import http, { type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 
+import { OPERATIONS, type RateLimitBucket } from '../../../src/api';
+
 /** Request and response bodies above this size are counted, not kept (media uploads, artifacts). */
 const KEPT_BODY_BYTES = 16 * 1024;
 
@@ -125,6 +127,20 @@ export async function startCountingProxy(
 			agent.destroy();
 		},
 	};
+}
+
+/** The rate-limit bucket an exchange draws from, by src/api's operation table; undefined for a path of no operation. */
+export function bucketOf(exchange: Pick<Exchange, 'method' | 'url'>): RateLimitBucket | undefined {
+	const path = exchange.url.split('?')[0];
+	return Object.values(OPERATIONS).find(
+		(operation) => operation.method === exchange.method && endsWithTemplate(path, operation.path),
+	)?.bucket;
+}
+
+/** Whether a path ends in an operation's template ("/transcriptions/{job_id}"), each parameter one segment. */
+function endsWithTemplate(path: string, template: string): boolean {
+	const pattern = template.replace(/\./g, '\\.').replace(/\{\w+\}/g, '[^/]+');
+	return new RegExp(`${pattern}$`).test(path);
 }
 
 function headerText(value: string | string[] | undefined): string | null {

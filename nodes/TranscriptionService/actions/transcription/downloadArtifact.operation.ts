@@ -15,7 +15,7 @@ import {
 } from '../../../shared/artifact';
 import type { TranscriptionServiceClient } from '../../../shared/transport';
 import { artifactFormatOptions } from '../../../shared/vocabulary';
-import { jobIdParameter, jobProperties } from './common';
+import { jobIdParameter, jobProperties } from './job-locator';
 
 const properties: INodeProperties[] = [
 	...jobProperties,

@@ -2,7 +2,7 @@ import type { IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n
 import { updateDisplayOptions } from 'n8n-workflow';
 
 import type { TranscriptionServiceClient } from '../../../shared/transport';
-import { jobIdParameter, jobProperties } from './common';
+import { jobIdParameter, jobProperties } from './job-locator';
 
 const properties: INodeProperties[] = [...jobProperties];
 

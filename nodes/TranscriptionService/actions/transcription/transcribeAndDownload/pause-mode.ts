@@ -16,7 +16,7 @@ import {
 	type NodeError,
 } from '../../../../shared/errors';
 import type { TranscriptionServiceClient } from '../../../../shared/transport';
-import type { ItemOutcome } from '../../../helpers/items';
+import type { ItemOutcome } from '../../../helpers/item-loop';
 import { maxWaitExceededError } from './job-errors';
 import { ledgerOf } from './ledger';
 import { storedItem, type PauseRecord } from './pause-record';

@@ -12,7 +12,7 @@ import {
 	type ItemError,
 } from '../../../../shared/errors';
 import type { TranscriptionServiceClient } from '../../../../shared/transport';
-import { forEachConcurrently } from '../../../helpers/items';
+import { forEachConcurrently } from '../../../helpers/item-loop';
 import { jobEndedError, maxWaitExceededError } from './job-errors';
 import type { PauseRecord } from './pause-record';
 import { transcriptItem } from './transcript';

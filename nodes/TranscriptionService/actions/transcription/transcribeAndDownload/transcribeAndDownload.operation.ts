@@ -11,7 +11,7 @@ import { updateDisplayOptions } from 'n8n-workflow';
 import type { TranscriptionServiceClient } from '../../../../shared/transport';
 import { artifactFormatOptions } from '../../../../shared/vocabulary';
 import { inputBinaryFieldProperty } from '../../../helpers/binary';
-import type { ItemOutcome } from '../../../helpers/items';
+import type { ItemOutcome } from '../../../helpers/item-loop';
 import { transcriptionOptionsProperty } from '../../../helpers/transcription';
 import { pauseUntilWebhook, startPausedJob } from './pause-mode';
 import { pollItem } from './poll-mode';

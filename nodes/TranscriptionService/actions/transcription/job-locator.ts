@@ -1,8 +1,9 @@
-// Properties several transcription operations show, and reading them.
+// The Job field of Get and Download Artifact (a plain job_id in node version 1, a resource locator from version 2:
+// from the list, by ID or by a status or artifact link), and reading the job_id it names.
 import type { IExecuteFunctions, INode, INodeProperties } from 'n8n-workflow';
 
 import { operationError } from '../../../shared/errors';
-import { requireId } from '../../../shared/ids';
+import { requireId } from '../../helpers/ids';
 
 /** The node versions whose Job is a resource locator (version 1 has the plain Job ID string). */
 const LOCATOR_VERSIONS = { '@version': [{ _cnd: { gte: 2 } }] };
@@ -139,24 +140,3 @@ export function jobIdFromLink(node: INode, link: unknown, itemIndex?: number): s
 		itemIndex,
 	});
 }
-
-export const jobUploadIdProperty: INodeProperties = {
-	displayName: 'Upload ID',
-	name: 'uploadId',
-	type: 'string',
-	required: true,
-	default: '={{ $json.upload_id }}',
-	placeholder: 'e.g. upl_123',
-	description:
-		'The upload_id of a slot that holds the media bytes (after Send Media). Its upload_url works too.',
-};
-
-export const idempotencyKeyOption: INodeProperties = {
-	displayName: 'Idempotency Key',
-	name: 'idempotencyKey',
-	type: 'string',
-	default: '',
-	placeholder: 'e.g. {{ $json.upload_id }}',
-	description:
-		'1–200 characters. The same key with the same fields returns the same job for 24 hours instead of starting a second one. Left empty, the node derives one from the execution and the item, so a retry of the node never starts a second job.',
-};

@@ -1,5 +1,6 @@
-// The engine tier (and the demo and benchmarks that share its harness) runs the built package in dist/, not the
-// TypeScript sources: a dist/ older than its sources would test stale code. This says which outputs are stale.
+// The engine, docs and release tiers (and the demo and benchmarks that share the engine harness) read the built
+// package in dist/, not the TypeScript sources: a dist/ older than its sources would test stale code. This says which
+// outputs are stale.
 import { existsSync, readdirSync, statSync } from 'node:fs';
 import path from 'node:path';
 import ts from 'typescript';

@@ -1,7 +1,7 @@
 import type { INode } from 'n8n-workflow';
 
-import { idProblem } from '../../src/api';
-import { operationError } from './errors';
+import { idProblem } from '../../../src/api';
+import { operationError } from '../../shared/errors';
 
 /**
  * A job or upload id from a parameter (usually `{{ $json.job_id }}` of an upstream item), trimmed, or an item error

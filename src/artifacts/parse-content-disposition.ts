@@ -1,5 +1,5 @@
 // Reading the Content-Disposition of artifact downloads (spec 4.7): RFC 6266 with RFC 5987/8187 extended values.
-// Writing one is the service's job (src/service/content-disposition.ts).
+// Writing one is the service's job (src/service/format-content-disposition.ts).
 
 export interface ContentDisposition {
 	/** Lower-cased disposition type ('attachment', 'inline'); '' when the header has none. */

@@ -1,5 +1,6 @@
-// One results table for the whole `npm run bench`: printed to stdout and written as JSON under bench/results/.
-// Every figure sits beside the baseline it was measured against in the same run.
+// One results table for the whole `npm run bench` and for R5's totals: printed to stdout and written as JSON under
+// bench/results/. Every figure sits beside the baseline it was measured against in the same run. It lives here, not in
+// bench/, because the reliability tier writes through it too, and tests import nothing from bench/.
 
 import { execFileSync } from 'node:child_process';
 import { mkdir, readFile, readdir, writeFile } from 'node:fs/promises';
@@ -39,7 +40,7 @@ export interface BenchReport {
 	skipped: Array<{ benchmark: string; reason: string }>;
 }
 
-export const RESULTS_DIR = path.resolve(__dirname, '../results');
+export const RESULTS_DIR = path.resolve(__dirname, '../../bench/results');
 
 export function machineLoad(): number[] {
 	return loadavg().map((load) => Math.round(load * 100) / 100);

@@ -1,5 +1,5 @@
 // The Content-Disposition the service sends with an artifact (the form docs/api-notes.md states); clients read it with
-// src/artifacts/content-disposition.ts.
+// src/artifacts/parse-content-disposition.ts.
 
 /** RFC 8187 attr-char: what an extended value may carry without percent-encoding. */
 const ATTR_CHAR = /^[A-Za-z0-9!#$&+\-.^_`|~]$/;

@@ -1,0 +1,23 @@
+// Jest global setup of the tiers that read dist/ (engine, docs, release; jest.config.js) and of `npm run
+// test:engine:latest`: a dist/ older than its sources is rebuilt here, once, before any of their tests runs; if it is
+// still stale after the build, the run stops. Jest runs it only when a selected test belongs to one of those tiers, so
+// the unit and sandbox-service tiers need no build.
+import { execFileSync } from 'node:child_process';
+import path from 'node:path';
+
+import { describeStaleBuild, staleBuildReasons } from './freshness';
+
+export default function globalSetup(): void {
+	const root = path.resolve(__dirname, '../../..');
+	const before = staleBuildReasons(root);
+	if (before.length === 0) return;
+	process.stderr.write(
+		`\n[build] dist/ does not match the sources (${describeStaleBuild(before)}): running npm run build\n`,
+	);
+	execFileSync('npm', ['run', 'build', '--silent'], { cwd: root, stdio: 'inherit' });
+	const after = staleBuildReasons(root);
+	if (after.length > 0)
+		throw new Error(
+			`dist/ is still stale after npm run build (${describeStaleBuild(after)}); the tests would read old code`,
+		);
+}
