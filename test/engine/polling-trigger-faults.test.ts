@@ -108,6 +108,60 @@ describe('garbled list answers (issue 17 defect 5)', () => {
 		expect(trigger.errors).toEqual([]);
 	});
 
+	test('a job listed once with updated_at null, on a page the search reads: the poll writes nothing off, the next one emits it once', async () => {
+		const { accountId, key } = await env.newAccount();
+		// The list as the service answers it just before the polls; the page holding the long job is served once from
+		// it, with that job's updated_at null.
+		const listed: Array<Record<string, unknown>> = [];
+		let date = '';
+		let position = -1;
+		const served: number[] = [];
+		const proxy = await proxyAnswering((incoming) => {
+			const url = new URL(incoming.url ?? '/', 'http://proxy.invalid');
+			const cursor = Number(url.searchParams.get('cursor'));
+			const limit = Number(url.searchParams.get('limit'));
+			if (listedStatus(incoming) !== 'completed' || position < cursor || position >= cursor + limit)
+				return undefined;
+			if (served.length > 0) return undefined;
+			served.push(cursor);
+			const items = listed
+				.slice(cursor, cursor + limit)
+				.map((item) => (item.job_id === longJob ? { ...item, updated_at: null } : item));
+			return {
+				...json({ items, total: listed.length, links: { self: incoming.url, next: null } }),
+				headers: { 'content-type': 'application/json', date },
+			};
+		});
+		const trigger = await activated(key, proxy);
+		// A job that completes after 300 newer ones: it is listed beyond the first page, where only a search reads it.
+		const longJob = await env.liveJob(key);
+		await env.admin.holdJob(longJob);
+		const { job_ids: newer } = await env.admin.seedJobs({ account_id: accountId, count: 300 });
+		await env.admin.completeJob(longJob);
+		await env.admin.advanceClock(MINUTE_SECONDS);
+		for (let cursor = 0; cursor < 301; cursor += 100) {
+			const response = await fetch(
+				`${env.sandbox.baseUrl}/api/v1/transcriptions?limit=100&cursor=${cursor}&status=completed`,
+				{ headers: { authorization: `Bearer ${key}` } },
+			);
+			date = response.headers.get('date') ?? '';
+			listed.push(...((await response.json()) as { items: Array<Record<string, unknown>> }).items);
+		}
+		expect(listed).toHaveLength(301);
+		position = listed.findIndex((item) => item.job_id === longJob);
+
+		// 301 jobs due, 100 a poll: the page holding the long job is read by the second poll's search.
+		for (let poll = 0; poll < 6; poll++) {
+			await trigger.poll();
+			await env.admin.advanceClock(MINUTE_SECONDS);
+		}
+		expect(served).toHaveLength(1);
+		expect(await trigger.poll()).toBeNull();
+		expect(sorted(jobIds(trigger.items()))).toEqual(sorted([...newer, longJob]));
+		expect(trigger.storedState()?.statuses.completed?.known).toBe(301);
+		expect(trigger.errors).toEqual([]);
+	}, 60_000);
+
 	test('a garbled answer at the first activation fails the activation, naming the list', async () => {
 		const { key } = await env.newAccount();
 		const proxy = await proxyAnswering((incoming) =>

@@ -581,6 +581,56 @@ describe.each(SIM_ORDERS)('answers that are not a usable list (order %s)', (orde
 		]);
 	});
 
+	test.each([
+		['updated_at null', { updated_at: null }, 'updated_at null'],
+		['no job_id', { job_id: undefined }, 'job_id undefined'],
+		['another status', { status: 'processing' }, 'status "processing"'],
+	])(
+		'one job listed with %s in one answer: that page settles nothing, the note names the job and field, a later poll emits the job once',
+		(_name, change, problem) => {
+			const service = new SimService(order);
+			for (const job of service.create(150)) service.finish(job, 'completed');
+			service.advance(MINUTE);
+			const trigger = new SimTrigger(service);
+			trigger.activate();
+			const [job] = service.create(1);
+			service.advance(MINUTE);
+			service.finish(job, 'completed');
+			service.advance(MINUTE);
+			const garbledAt: number[] = [];
+			service.replaceAnswer = (request, page) => {
+				const listed = (item: unknown) => (item as SimJob).job_id === job.job_id;
+				if (garbledAt.length > 0 || !page.items.some(listed)) return undefined;
+				garbledAt.push(request.cursor);
+				return {
+					...page,
+					items: page.items.map((item) =>
+						listed(item) ? { ...(item as object), ...change } : item,
+					),
+				};
+			};
+
+			const garbled = trigger.poll();
+			expect(garbledAt).toHaveLength(1);
+			expect(garbled.emit).toEqual([]);
+			expect(garbled.settled).toBe(false);
+			expect(garbled.notes).toEqual([
+				`status=completed: the answer at cursor ${garbledAt[0]} lists ${
+					'job_id' in change ? 'a job' : `job ${job.job_id}`
+				} with ${problem}; nothing of this status moves until a poll reads a valid answer`,
+			]);
+			expect((trigger.memory as PollState).statuses.completed?.known).toBe(150);
+
+			service.advance(MINUTE);
+			trigger.pollUntilSettled();
+			expect(trigger.emittedKeys()).toEqual([`completed:${job.job_id}`]);
+			service.advance(MINUTE);
+			expect(trigger.poll().emit).toEqual([]);
+			// The count stayed true: no later poll found fewer jobs than accounted for, or any to write off.
+			expect(trigger.polls.slice(2).flatMap((run) => run.notes)).toEqual([]);
+		},
+	);
+
 	test('a garbled page in the middle of a search: the search goes on from where it was at the next poll', () => {
 		const service = new SimService(order);
 		for (const job of service.create(900)) service.finish(job, 'completed');
