@@ -318,6 +318,24 @@ describe('the credential changes (issue 17 defect 6)', () => {
 	});
 });
 
+describe('an account answer without account_id', () => {
+	test('fails the activation in the user’s terms: the endpoint, the field, and what to check', async () => {
+		const { key } = await env.newAccount();
+		const proxy = await proxyAnswering((incoming) =>
+			incoming.url === '/api/v1/account' ? json({ plan: 'starter' }) : undefined,
+		);
+		const trigger = await PollingTriggerUnderTest.start({
+			credentials: { apiKey: key, baseUrl: proxy.baseUrl },
+		});
+		await expect(trigger.activate()).rejects.toMatchObject({
+			message: 'The service answered GET /api/v1/account without an account_id',
+			description:
+				"The Polling Trigger remembers what it has emitted per account, by the account_id the service gives for the credential's API key. Check that the credential's Base URL is the address of the Transcription Service API itself, not of another service or of a proxy that changes its answers.",
+		});
+		expect(trigger.storedState()).toBeUndefined();
+	});
+});
+
 describe('a Base URL with a user name or password (issue 17 item 9)', () => {
 	test('is refused at activation, naming the field: no request is sent with it and no item can carry it', async () => {
 		const { key } = await env.newAccount();
