@@ -287,6 +287,42 @@ describe('the credential changes (issue 17 defect 6)', () => {
 		expect(trigger.storedState()).toMatchObject({ account: other.accountId });
 	});
 
+	test('a key of another account for longer than the overlap, then the first key again: the first account goes on where it stopped, without reading the account again', async () => {
+		const first = await env.newAccount();
+		const other = await env.newAccount();
+		const proxy = await passThrough();
+		const trigger = await activated(first.key, proxy);
+		const before = await env.liveJob(first.key);
+		await env.admin.completeJob(before);
+		expect(jobIds((await trigger.poll()) ?? [])).toEqual([before]);
+
+		trigger.editCredentials({ apiKey: other.key, baseUrl: proxy.baseUrl });
+		expect(await trigger.poll()).toBeNull();
+		await env.admin.advanceClock(5);
+		const onOther = await env.liveJob(other.key);
+		await env.admin.completeJob(onOther);
+		const meanwhile: string[] = [];
+		for (let minute = 0; minute <= OVERLAP_MINUTES + 2; minute++) {
+			const job = await env.liveJob(first.key);
+			await env.admin.completeJob(job);
+			meanwhile.push(job);
+			await env.admin.advanceClock(MINUTE_SECONDS);
+			expect(jobIds((await trigger.poll()) ?? [])).toEqual(minute === 0 ? [onOther] : []);
+		}
+
+		trigger.editCredentials({ apiKey: first.key, baseUrl: proxy.baseUrl });
+		expect(sorted(jobIds((await trigger.poll()) ?? []))).toEqual(sorted(meanwhile));
+		expect(await trigger.poll()).toBeNull();
+		expect(sorted(jobIds(trigger.items()))).toEqual(sorted([before, onOther, ...meanwhile]));
+		// Read at the activation and for the other key; the first key's account was kept with its state.
+		expect(accountReads(proxy)).toBe(2);
+		expect(trigger.storedState()).toMatchObject({
+			account: first.accountId,
+			others: [{ account: other.accountId }],
+		});
+		expect(trigger.errors).toEqual([]);
+	});
+
 	test('a state written by version 1 (keyed by a fingerprint of Base URL and key) carries on, and learns its account', async () => {
 		const { accountId, key } = await env.newAccount();
 		const proxy = await passThrough();

@@ -4,6 +4,7 @@
 import { OVERLAP_MS } from '../../nodes/TranscriptionServicePollingTrigger/accounted';
 import { PollSession, ZONE_MS } from '../../nodes/TranscriptionServicePollingTrigger/session';
 import {
+	MAX_ACCOUNTS,
 	MAX_AMBIGUOUS,
 	MAX_PENDING,
 	newScan,
@@ -671,6 +672,119 @@ describe('stored state', () => {
 		expect(moved.notes).toContain(
 			'the credential now points at another account: starting from now',
 		);
+	});
+
+	test.each(SIM_ORDERS)(
+		'order %s: the credential points at another account for a while and back: each account goes on where it stopped, every job emitted once',
+		(order) => {
+			const first = new SimService(order, 'first');
+			const second = new SimService(order, 'second');
+			for (const service of [first, second]) {
+				for (const job of service.create(150)) service.finish(job, 'completed');
+			}
+			const advance = (ms: number) => [first, second].forEach((service) => service.advance(ms));
+			advance(MINUTE);
+			const trigger = new SimTrigger(first, { account: 'acct_first', credential: 'key-first' });
+			trigger.activate();
+			const [before] = first.create(1);
+			advance(MINUTE);
+			first.finish(before, 'completed');
+			advance(MINUTE);
+			expect(trigger.poll().emit.map((job) => job.job_id)).toEqual([before.job_id]);
+			// One account polled so far: the state is stored as before other accounts were kept.
+			expect(trigger.memory).not.toHaveProperty('others');
+
+			trigger.pointAt(second, 'acct_second', 'key-second');
+			const [finishedBefore] = second.create(1);
+			second.finish(finishedBefore, 'completed');
+			advance(MINUTE);
+			const moved = trigger.poll();
+			expect(moved.emit).toEqual([]);
+			expect(moved.notes).toEqual([
+				'the credential now points at another account: starting from now',
+			]);
+			// Meanwhile on the first account: a long job finishes after 150 newer ones (deep in the list).
+			const [longJob] = first.create(1);
+			const meanwhile = first.create(150);
+			for (const job of meanwhile) first.finish(job, 'completed');
+			advance(MINUTE);
+			first.finish(longJob, 'completed');
+			const [onSecond] = second.create(1);
+			advance(MINUTE);
+			second.finish(onSecond, 'completed');
+			advance(MINUTE);
+			expect(trigger.poll().emit.map((job) => job.job_id)).toEqual([onSecond.job_id]);
+			// Away for longer than the overlap: only the first account's stored count can owe these jobs.
+			advance(OVERLAP_MS + MINUTE);
+
+			trigger.pointAt(first, 'acct_first', 'key-first');
+			const back = trigger.pollUntilSettled();
+			expect(back[0].notes).toEqual([
+				'the credential points again at an account polled before: going on from where its polls stopped',
+			]);
+			expect(sorted(back.flatMap((run) => run.emit).map((job) => job.job_id))).toEqual(
+				sorted([...meanwhile, longJob].map((job) => job.job_id)),
+			);
+
+			trigger.pointAt(second, 'acct_second', 'key-second');
+			const [later] = second.create(1);
+			advance(MINUTE);
+			second.finish(later, 'completed');
+			advance(MINUTE);
+			trigger.pollUntilSettled();
+			expect(sorted(trigger.emittedKeys())).toEqual(
+				sorted(keys([before, onSecond, ...meanwhile, longJob, later], 'completed')),
+			);
+			expect(new Set(trigger.emittedKeys()).size).toBe(trigger.emitted.length);
+		},
+	);
+
+	test(`the states of the last ${MAX_ACCOUNTS} accounts polled are kept: a sixth drops the least recently polled, which then starts from now`, () => {
+		const services = Array.from(
+			{ length: MAX_ACCOUNTS + 1 },
+			(_, index) => new SimService('newest_first', `acct${index}`),
+		);
+		const advance = (ms: number) => services.forEach((service) => service.advance(ms));
+		const trigger = new SimTrigger(services[0], { account: 'acct_0', credential: 'key-0' });
+		trigger.activate();
+		const runs = services.slice(1).map((service, index) => {
+			advance(MINUTE);
+			trigger.pointAt(service, `acct_${index + 1}`, `key-${index + 1}`);
+			return trigger.poll();
+		});
+		expect(runs.map((run) => run.notes)).toEqual([
+			...Array(MAX_ACCOUNTS - 1).fill([
+				'the credential now points at another account: starting from now',
+			]),
+			[
+				'the credential now points at another account: starting from now',
+				`the state of the least recently polled account was dropped: the last ${MAX_ACCOUNTS} accounts polled are kept`,
+			],
+		]);
+		const stored = trigger.memory as PollState;
+		expect(stored.account).toBe('acct_5');
+		expect(stored.others?.map((state) => state.account)).toEqual([
+			'acct_4',
+			'acct_3',
+			'acct_2',
+			'acct_1',
+		]);
+
+		const [kept] = services[1].create(1);
+		const [dropped] = services[0].create(1);
+		advance(MINUTE);
+		services[1].finish(kept, 'completed');
+		services[0].finish(dropped, 'completed');
+		advance(MINUTE);
+		trigger.pointAt(services[1], 'acct_1', 'key-1');
+		expect(trigger.poll().emit.map((job) => job.job_id)).toEqual([kept.job_id]);
+		trigger.pointAt(services[0], 'acct_0', 'key-0');
+		const restarted = trigger.poll();
+		expect(restarted.emit).toEqual([]);
+		expect(restarted.notes).toContain(
+			'the credential now points at another account: starting from now',
+		);
+		expect(trigger.emittedKeys()).toEqual([`completed:${kept.job_id}`]);
 	});
 
 	test('a new credential of the same account (a new API key, the Base URL spelt differently) carries on', () => {
