@@ -659,6 +659,87 @@ describe.each(SIM_ORDERS)('answers that are not a usable list (order %s)', (orde
 	});
 });
 
+// Most-recently-updated-first lists the new jobs on the first page: there is no search to interrupt.
+describe.each(SIM_ORDERS.filter((order) => order !== 'updated_first'))(
+	'a fault after the search has moved on within the poll (order %s)',
+	(order) => {
+		/** Six jobs finish after 150 newer ones each: found by a search over a list of 906, two pages a poll. */
+		function scattered() {
+			const service = new SimService(order);
+			const long: SimJob[] = [];
+			for (let group = 0; group < 6; group++) {
+				long.push(...service.create(1));
+				for (const job of service.create(150)) service.finish(job, 'completed');
+			}
+			service.advance(MINUTE);
+			const trigger = new SimTrigger(service, { statuses: ['completed'], maxRequests: 5 });
+			trigger.activate();
+			service.advance(MINUTE);
+			for (const job of long) {
+				service.advance(1000);
+				service.finish(job, 'completed');
+			}
+			return { service, trigger, long };
+		}
+
+		/** The request of each poll that fails or is garbled: after its first page and two search pages. */
+		const FAULT_AT = 3;
+		test.each([
+			['a request failing (5xx past the retries)', undefined],
+			['an answer that is not a list', () => ({ items: null, total: null })],
+			[
+				'a page whose total is 50 more than the list',
+				(page: { items: unknown[]; total: number }) => ({ ...page, total: page.total + 50 }),
+			],
+			[
+				'a page whose total is 50 less than the list',
+				(page: { items: unknown[]; total: number }) => ({ ...page, total: page.total - 50 }),
+			],
+		])(
+			'%s after two search pages every poll, with restarts: each job emitted once, none written off',
+			(_name, garble) => {
+				const { service, trigger, long } = scattered();
+				let pollStart = 0;
+				let garbled = 0;
+				if (garble) {
+					service.replaceAnswer = (_request, page) => {
+						if (service.requests.length - 1 - pollStart !== FAULT_AT) return undefined;
+						garbled++;
+						return garble(page);
+					};
+				}
+				// Polls whose fault came after two search pages of their own had moved the search's position.
+				let faultsAfterSearching = 0;
+				for (let poll = 0; poll < 40 && trigger.emitted.length < long.length; poll++) {
+					service.advance(MINUTE);
+					pollStart = service.requests.length;
+					const before = garbled;
+					const run = trigger.poll({ failAt: garble ? undefined : FAULT_AT });
+					const searched = run.made.slice(1, FAULT_AT);
+					const faulted = run.interrupted || garbled > before;
+					if (faulted && searched.every((request) => request.kind !== 'first_page')) {
+						faultsAfterSearching++;
+					}
+					if (poll % 4 === 3) {
+						pollStart = service.requests.length;
+						trigger.restart();
+					}
+				}
+				service.replaceAnswer = undefined;
+				service.advance(MINUTE);
+				trigger.pollUntilSettled();
+
+				expect(faultsAfterSearching).toBeGreaterThan(1);
+				expect(sorted(trigger.emittedKeys())).toEqual(sorted(keys(long, 'completed')));
+				expect(trigger.polls.flatMap((run) => run.notes).join('\n')).not.toMatch(
+					/could not be found/,
+				);
+				expect((trigger.memory as PollState).statuses.completed?.known).toBe(906);
+			},
+		);
+	},
+);
+
 describe('stored state', () => {
 	test('another account (the credential changed) starts from now', () => {
 		const service = new SimService();
