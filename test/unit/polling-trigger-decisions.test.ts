@@ -500,6 +500,96 @@ describe('a service that lists a job in its state late', () => {
 	});
 });
 
+describe.each([
+	['an hour ahead of', 60 * MINUTE],
+	['an hour behind', -60 * MINUTE],
+])("n8n's clock %s the service's (the service sends Date)", (_name, n8nClockAheadMs) => {
+	test.each(SIM_ORDERS)(
+		'order %s: starts from the service’s now, keeps the overlap on the service’s clock, each job once',
+		(order) => {
+			const service = new SimService(order);
+			for (const job of service.create(300)) service.finish(job, 'completed');
+			const [running, lagging, prompt] = service.create(3);
+			service.advance(MINUTE);
+			const [justBefore] = service.create(1);
+			service.finish(justBefore, 'completed');
+			service.advance(5_000);
+			const trigger = new SimTrigger(service, { n8nClockAheadMs });
+			const activatedAt = service.nowMs;
+			trigger.activate();
+			service.advance(5_000);
+			service.finish(running, 'completed');
+			service.advance(MINUTE);
+			trigger.poll();
+			// Listed five minutes after its updated_at, behind a job emitted meanwhile: within the overlap.
+			service.finish(lagging, 'completed', 5 * MINUTE);
+			service.advance(MINUTE);
+			service.finish(prompt, 'failed');
+			const newer = service.create(150);
+			for (const job of newer) service.finish(job, 'completed');
+			for (let minute = 0; minute < 8; minute++) {
+				service.advance(MINUTE);
+				trigger.poll();
+			}
+			trigger.pollUntilSettled();
+
+			expect(sorted(trigger.emittedKeys())).toEqual(
+				sorted([...keys([running, lagging, ...newer], 'completed'), `failed:${prompt.job_id}`]),
+			);
+			expect(trigger.polls.flatMap((run) => run.notes)).toEqual([]);
+			// The latest emitted job bounds the watermark on the service's clock, whatever n8n's says.
+			const state = trigger.memory as PollState;
+			expect(state.latest).toBeLessThanOrEqual(service.nowMs + ZONE_MS);
+			expect(state.statuses.completed?.since).toBe(Math.floor(activatedAt / 1000) * 1000 - ZONE_MS);
+		},
+	);
+});
+
+describe.each(SIM_ORDERS)(
+	'a job that leaves completed (docs/api-notes.md says it does not) (order %s)',
+	(order) => {
+		test('back to processing, and on to failed: nothing throws, the count follows the list, the jobs after are emitted once', () => {
+			const service = new SimService(order);
+			for (const job of service.create(150)) service.finish(job, 'completed');
+			service.advance(MINUTE);
+			const trigger = new SimTrigger(service);
+			trigger.activate();
+			const [reverted, refailed, later] = service.create(3);
+			service.advance(MINUTE);
+			service.finish(reverted, 'completed');
+			service.finish(refailed, 'completed');
+			service.advance(MINUTE);
+			expect(trigger.poll().emit.map((job) => job.job_id)).toEqual([
+				reverted.job_id,
+				refailed.job_id,
+			]);
+
+			service.advance(MINUTE);
+			service.finish(reverted, 'processing');
+			service.finish(refailed, 'failed');
+			service.advance(MINUTE);
+			const changed = trigger.poll();
+			expect(changed.emit.map((job) => `${job.status}:${job.job_id}`)).toEqual([
+				`failed:${refailed.job_id}`,
+			]);
+			expect(changed.notes).toEqual([
+				'status=completed: the service counts 150 jobs, fewer than the 152 accounted for (jobs removed from the list?)',
+			]);
+			expect((trigger.memory as PollState).statuses.completed?.known).toBe(150);
+
+			service.finish(later, 'completed');
+			service.advance(MINUTE);
+			const after = trigger.pollUntilSettled();
+			expect(after.flatMap((run) => run.notes)).toEqual([]);
+			expect(trigger.emittedKeys()).toEqual([
+				...keys([reverted, refailed], 'completed'),
+				`failed:${refailed.job_id}`,
+				`completed:${later.job_id}`,
+			]);
+		});
+	},
+);
+
 describe.each(SIM_ORDERS)('answers that are not a usable list (order %s)', (order) => {
 	/** A service whose `failed` list has 150 jobs, a trigger on completed and failed, then one job that fails. */
 	function failedBehindGarbledList() {
