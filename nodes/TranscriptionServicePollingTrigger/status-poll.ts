@@ -9,7 +9,7 @@
 //   while the list grows: a job not read yet can only move further from the ends.
 // - At the first activation, jobs dated within ±ZONE of the service's clock may be from before or after it; the count
 //   decides (the ambiguous jobs; resolveCompletePass).
-// One class of ~280 lines on purpose: the first page, the search and the count all read and move the same owed count
+// One class of ~300 lines on purpose: the first page, the search and the count all read and move the same owed count
 // and stored scan, so split apart each part would reach into the others'.
 import {
 	contradictsTotal,
