@@ -1,7 +1,7 @@
 // Which jobs are accounted for, across the polled statuses: the cutoff below which a job is not new, and the jobs at
 // or after it already emitted or counted (`recent`), which make the overlap exact.
 import type { DueJob, PolledStatus } from './list';
-import { RECENT_LIMIT, type PollState, type StatusState } from './state';
+import { RECENT_LIMIT, type AccountState, type StatusState } from './state';
 
 /** How late after its updated_at a job may first be listed in its state and still be emitted at once. */
 export const OVERLAP_MS = 10 * 60 * 1000;
@@ -12,7 +12,7 @@ export class AccountedJobs {
 	private readonly markedOld: Array<[string, PolledStatus, number]> = [];
 
 	constructor(
-		private readonly state: PollState,
+		private readonly state: AccountState,
 		private readonly note: (text: string) => void,
 	) {
 		this.keys = new Set(
@@ -90,7 +90,7 @@ export class AccountedJobs {
 				`more than ${RECENT_LIMIT} jobs emitted within the overlap: the cutoff rose above the ${overflow} oldest`,
 			);
 		}
-		const recent: PollState['recent'] = {};
+		const recent: AccountState['recent'] = {};
 		for (const [id, status, updatedAtMs] of kept) (recent[status] ??= []).push([id, updatedAtMs]);
 		this.state.recent = recent;
 	}

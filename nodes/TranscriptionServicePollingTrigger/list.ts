@@ -32,14 +32,29 @@ export function isPolledStatus(value: unknown): value is PolledStatus {
 	return typeof value === 'string' && (POLLED_STATUSES as readonly string[]).includes(value);
 }
 
-/** A listed job of `status` with what the poll needs, or undefined when it is not one. */
-export function listedJob(raw: unknown, status: PolledStatus): DueJob | undefined {
-	if (typeof raw !== 'object' || raw === null) return undefined;
+/** A listed job of `status` with what the poll needs, or what makes it unusable (which job, which field). */
+export function listedJob(
+	raw: unknown,
+	status: PolledStatus,
+): { job: DueJob } | { problem: string } {
+	if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) {
+		return { problem: `an item that is not a job (${shown(raw)})` };
+	}
 	const { job_id, status: listedStatus, updated_at } = raw as Record<string, unknown>;
 	// Ids travel as one path segment (links, the artifact download): nothing that could change the path.
-	if (typeof job_id !== 'string' || idProblem(job_id) !== undefined) return undefined;
-	if (listedStatus !== status || typeof updated_at !== 'string') return undefined;
-	const updatedAtMs = Date.parse(updated_at);
-	if (!Number.isFinite(updatedAtMs)) return undefined;
-	return { job_id, status, updated_at, updatedAtMs };
+	if (typeof job_id !== 'string' || idProblem(job_id) !== undefined) {
+		return { problem: `a job with job_id ${shown(job_id)}` };
+	}
+	if (listedStatus !== status)
+		return { problem: `job ${job_id} with status ${shown(listedStatus)}` };
+	const updatedAtMs = typeof updated_at === 'string' ? Date.parse(updated_at) : Number.NaN;
+	if (typeof updated_at !== 'string' || !Number.isFinite(updatedAtMs)) {
+		return { problem: `job ${job_id} with updated_at ${shown(updated_at)}` };
+	}
+	return { job: { job_id, status, updated_at, updatedAtMs } };
+}
+
+/** A listed value as a log shows it: JSON, cut short (the answer is the service's, of any size). */
+function shown(value: unknown): string {
+	return (JSON.stringify(value) ?? 'undefined').slice(0, 80);
 }

@@ -56,9 +56,10 @@ export class NewestJobSearch {
 		);
 		const end = request.kind === 'back' ? 'back' : 'front';
 		list.walk.record({ cursor: request.cursor, limit: request.limit, end }, page);
+		// An unusable job is only skipped here: nothing is stored, and the newest usable one is still an example.
 		for (const raw of page.items) {
-			const job = listedJob(raw, list.status);
-			if (job && (!this.best || isNewer(job, this.best))) this.best = job;
+			const listed = listedJob(raw, list.status);
+			if ('job' in listed && (!this.best || isNewer(listed.job, this.best))) this.best = listed.job;
 		}
 	}
 

@@ -165,8 +165,11 @@ async function accountId(
 	if (typeof id === 'string' && id !== '') return id;
 	throw new NodeOperationError(
 		context.getNode(),
-		'The service answered GET /account without an account_id',
-		{ description: 'The Polling Trigger keys what it has emitted by the account (spec 4.1).' },
+		'The service answered GET /api/v1/account without an account_id',
+		{
+			description:
+				"The Polling Trigger remembers what it has emitted per account, by the account_id the service gives for the credential's API key. Check that the credential's Base URL is the address of the Transcription Service API itself, not of another service or of a proxy that changes its answers.",
+		},
 	);
 }
 

@@ -9,7 +9,15 @@
 import { LIST_PAGE_SIZE } from '../../src/client';
 import { AccountedJobs } from './accounted';
 import { POLLED_STATUSES, type DueJob, type ListRequest, type PolledStatus } from './list';
-import { MAX_PENDING, newState, parseState, type PollState } from './state';
+import {
+	MAX_ACCOUNTS,
+	MAX_PENDING,
+	newState,
+	parseStates,
+	storedState,
+	type AccountState,
+	type PollState,
+} from './state';
 import { StatusPoll, type PageClock } from './status-poll';
 
 /** Half-width of the first activation's ambiguous zone around the service's Date (whole seconds). */
@@ -28,7 +36,7 @@ export interface PollSettings {
 	maxRequests: number;
 	/** Jobs one poll may emit; the rest are emitted by the next polls. */
 	maxItems: number;
-	/** The account polled (account_id): a state of another account is not carried on. */
+	/** The account polled (account_id): its own state is carried on, another account's is kept for it. */
 	account: string;
 	/** The credential's fingerprint (Base URL and API key), stored so the next poll knows the account without asking. */
 	credential: string;
@@ -59,7 +67,9 @@ export interface PollOutcome {
 export class PollSession {
 	/** Whether some selected status has state from earlier polls (false at the first activation). */
 	readonly hasHistory: boolean;
-	private readonly state: PollState;
+	private readonly state: AccountState;
+	/** The states of the accounts polled before, most recently polled first. */
+	private readonly others: AccountState[];
 	private readonly accounted: AccountedJobs;
 	private readonly parts: StatusPoll[];
 	private readonly notes: string[] = [];
@@ -73,24 +83,33 @@ export class PollSession {
 		private readonly settings: PollSettings,
 		private readonly localNowMs: number,
 	) {
-		const parsed = parseState(stored);
+		const parsed = parseStates(stored);
 		if (stored !== undefined && stored !== null && !parsed) {
 			this.note('the stored poll state was unreadable: starting from now');
 		}
-		// A state written by version 1 names only its credential: that credential's account is the one polled now.
-		const ours =
-			parsed &&
-			(parsed.account === undefined
-				? parsed.credential === settings.credential
-				: parsed.account === settings.account);
-		if (parsed && !ours) {
+		// The account's own state, kept among the last MAX_ACCOUNTS polled; the others are stored again as they were.
+		const kept = parsed ?? [];
+		let index = kept.findIndex((state) => state.account === settings.account);
+		if (index < 0) {
+			// A state written by version 1 names only its credential: that credential's account is the one polled now.
+			index = kept.findIndex(
+				(state) => state.account === undefined && state.credential === settings.credential,
+			);
+		}
+		if (index < 0 && kept.length > 0) {
 			this.note(
-				parsed.account === undefined
+				kept[0].account === undefined
 					? 'the credential changed since the stored state was written, and that state does not say which account it was of: starting from now'
 					: 'the credential now points at another account: starting from now',
 			);
+		} else if (index > 0) {
+			this.note(
+				'the credential points again at an account polled before: going on from where its polls stopped',
+			);
 		}
-		this.state = ours ? parsed : newState(settings.account, settings.credential);
+		this.state =
+			index < 0 ? newState(settings.account, settings.credential) : kept.splice(index, 1)[0];
+		this.others = kept;
 		this.state.account = settings.account;
 		this.state.credential = settings.credential;
 		const note = (text: string) => this.note(text);
@@ -165,7 +184,7 @@ export class PollSession {
 			if (state) state.known++;
 			this.accounted.emitted(job, maxLatest);
 		}
-		const statuses: PollState['statuses'] = {};
+		const statuses: AccountState['statuses'] = {};
 		for (const part of this.parts) {
 			const stored = part.stored();
 			if (stored) statuses[part.status] = stored;
@@ -174,8 +193,13 @@ export class PollSession {
 		const settled = this.parts.every((part) => part.isSettled());
 		this.state.turn = this.searchTurn;
 		this.accounted.close(settled);
+		if (this.others.length >= MAX_ACCOUNTS) {
+			this.note(
+				`the state of the least recently polled account was dropped: the last ${MAX_ACCOUNTS} accounts polled are kept`,
+			);
+		}
 		return {
-			state: this.state,
+			state: storedState(this.state, this.others.slice(0, MAX_ACCOUNTS - 1)),
 			emit,
 			requests: this.requests,
 			deferred: due.length - emit.length,

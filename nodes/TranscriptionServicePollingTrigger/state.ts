@@ -4,14 +4,19 @@
 import type { ListPosition } from '../../src/client';
 import { isPolledStatus, type PolledStatus } from './list';
 
-/** 2: the state names its account (account_id) and the credential last seen to belong to it. */
+/**
+ * 2: the state names its account (account_id) and the credential last seen to belong to it; `others`, the states of
+ * accounts polled before, was added within version 2 as an optional field, so a state written before it loads as one
+ * account's, and a version that does not know it reads the current account's state and drops the others.
+ */
 const STATE_VERSION = 2;
 
 // Every collection stored is bounded, whatever the service answers (a page holds at most the limit asked for,
-// src/client/pagination.ts): at most RECENT_LIMIT + MAX_PENDING + 3 × MAX_AMBIGUOUS = 7,500 job entries, each its
-// job_id and a time (`recent`: id + 19 bytes of JSON; `pending`, `ambiguous`: id + 32). With the sandbox's 28-character
-// ids that is at most ~385 KB of static data, with ids of the longest the pack accepts (256) ~2.1 MB; in practice the
-// state holds what was emitted within the overlap (test/engine/polling-trigger-faults.test.ts measures it).
+// src/client/pagination.ts): per account at most RECENT_LIMIT + MAX_PENDING + 3 × MAX_AMBIGUOUS = 7,500 job entries,
+// each its job_id and a time (`recent`: id + 19 bytes of JSON; `pending`, `ambiguous`: id + 32). With the sandbox's
+// 28-character ids that is at most ~385 KB per account, with ids of the longest the pack accepts (256) ~2.1 MB, and
+// MAX_ACCOUNTS times that in all; in practice an account's state holds what was emitted within the overlap (a few
+// KB; test/engine/polling-trigger-faults.test.ts measures it).
 
 /**
  * Accounted jobs kept to make the overlap exact. A poll keeps the jobs emitted within OVERLAP_MS of the latest, plus,
@@ -26,6 +31,13 @@ export const RECENT_LIMIT = 5000;
 export const MAX_PENDING = 1000;
 /** Ambiguous jobs carried between polls per status (the jobs dated within seconds of the first activation), newest kept. */
 export const MAX_AMBIGUOUS = 500;
+/**
+ * Accounts whose state is kept: the one polled now and the four polled last before it. A credential normally stays on
+ * one account; a switch is to a test or staging account, a colleague's key, and back. Five covers going back and forth
+ * among a handful while static data stays within five times one account's bound (a quiet account's state is a few
+ * hundred bytes). An account beyond them starts from now when polled again.
+ */
+export const MAX_ACCOUNTS = 5;
 
 export interface StatusState {
 	/** Jobs in this status accounted for: listed at its first poll, or emitted since. */
@@ -58,8 +70,8 @@ export interface ScanState extends ListPosition {
 	ambiguous: Array<[string, string]>;
 }
 
-export interface PollState {
-	version: typeof STATE_VERSION;
+/** What the trigger knows of one account's jobs. */
+export interface AccountState {
 	/**
 	 * The account the state belongs to: account_id from GET /account (spec 4.1). A new API key or a differently spelt
 	 * Base URL for the same account carries on from here. Undefined in a state written by version 1, which knew only
@@ -88,10 +100,16 @@ export interface PollState {
 	recent: Partial<Record<PolledStatus, Array<[string, number]>>>;
 }
 
+/** What the node stores: the state of the account polled last, and of those polled before it. */
+export interface PollState extends AccountState {
+	version: typeof STATE_VERSION;
+	/** The accounts polled before, most recently polled first, at most MAX_ACCOUNTS − 1; absent when none. */
+	others?: AccountState[];
+}
+
 /** The state of an account the trigger has not polled yet. */
-export function newState(account: string, credential: string): PollState {
+export function newState(account: string, credential: string): AccountState {
 	return {
-		version: STATE_VERSION,
 		account,
 		credential,
 		statuses: {},
@@ -119,36 +137,77 @@ export function newScan(front: number, total: number): ScanState {
 	};
 }
 
+/** What the node stores: `current` (the account just polled) first, then the others in the order they were polled. */
+export function storedState(current: AccountState, others: AccountState[]): PollState {
+	return { version: STATE_VERSION, ...current, ...(others.length > 0 ? { others } : {}) };
+}
+
 /**
- * The account the stored state says `credential` belongs to, without reading the rest; undefined when it does not say
- * (no state, another credential, a state written by version 1).
+ * The account a kept state says `credential` belongs to, without reading the rest; undefined when none says (no state,
+ * a credential not seen, a state written by version 1).
  */
 export function storedAccount(stored: unknown, credential: string): string | undefined {
-	if (typeof stored !== 'object' || stored === null) return undefined;
-	const { version, account, credential: storedCredential } = stored as Record<string, unknown>;
-	if (version !== STATE_VERSION || storedCredential !== credential) return undefined;
-	return typeof account === 'string' && account !== '' ? account : undefined;
+	if (!isRecord(stored) || stored.version !== STATE_VERSION) return undefined;
+	const others = Array.isArray(stored.others) ? (stored.others as unknown[]) : [];
+	for (const entry of [stored, ...others]) {
+		if (!isRecord(entry) || entry.credential !== credential) continue;
+		const { account } = entry;
+		if (typeof account === 'string' && account !== '') return account;
+	}
+	return undefined;
 }
 
 export function parseState(stored: unknown): PollState | undefined {
-	if (typeof stored !== 'object' || stored === null) return undefined;
-	const value = stored as Record<string, unknown>;
-	const identity = parseIdentity(value);
-	if (!identity) return undefined;
+	const states = parseStates(stored);
+	return states && storedState(states[0], states.slice(1));
+}
+
+/** The account states a stored state keeps, the account polled last first; undefined when it is unreadable. */
+export function parseStates(stored: unknown): AccountState[] | undefined {
+	if (!isRecord(stored)) return undefined;
+	const { version, others } = stored;
+	// Version 1 keyed its state by `account`, a fingerprint of the credential (the same fingerprint as `credential`
+	// now): it migrates as a state of that credential whose account is not known yet.
+	if (version === 1 && typeof stored.account === 'string') {
+		const current = parseAccountState({
+			...stored,
+			account: undefined,
+			credential: stored.account,
+		});
+		return current && [current];
+	}
+	if (version !== STATE_VERSION) return undefined;
+	const current = parseAccountState(stored);
+	if (!current || current.account === undefined) return undefined;
+	if (others === undefined) return [current];
+	if (!Array.isArray(others)) return undefined;
+	const states = [current];
+	for (const entry of (others as unknown[]).slice(0, MAX_ACCOUNTS - 1)) {
+		const state = parseAccountState(entry);
+		if (!state) return undefined;
+		states.push(state);
+	}
+	return states;
+}
+
+/** One account's state; `account` may be absent only in a version-1 state not claimed by an account yet. */
+function parseAccountState(value: unknown): AccountState | undefined {
+	if (!isRecord(value)) return undefined;
+	const { account, credential } = value;
+	if (typeof credential !== 'string') return undefined;
+	if (account !== undefined && (typeof account !== 'string' || account === '')) return undefined;
 	if (!isTime(value.latest) || !isTime(value.watermark) || !isTime(value.floor)) return undefined;
 	if (!isCount(value.turn)) return undefined;
-	if (typeof value.statuses !== 'object' || value.statuses === null) return undefined;
-	const statuses: PollState['statuses'] = {};
+	if (!isRecord(value.statuses)) return undefined;
+	const statuses: AccountState['statuses'] = {};
 	for (const [status, entry] of Object.entries(value.statuses)) {
 		if (!isPolledStatus(status)) return undefined;
 		const parsed = parseStatusState(entry);
 		if (!parsed) return undefined;
 		statuses[status] = parsed;
 	}
-	if (typeof value.recent !== 'object' || value.recent === null || Array.isArray(value.recent)) {
-		return undefined;
-	}
-	const recent: PollState['recent'] = {};
+	if (!isRecord(value.recent) || Array.isArray(value.recent)) return undefined;
+	const recent: AccountState['recent'] = {};
 	for (const [status, entries] of Object.entries(value.recent)) {
 		if (!isPolledStatus(status) || !Array.isArray(entries)) return undefined;
 		const parsed: Array<[string, number]> = [];
@@ -160,8 +219,8 @@ export function parseState(stored: unknown): PollState | undefined {
 		recent[status] = parsed;
 	}
 	return {
-		version: STATE_VERSION,
-		...identity,
+		account,
+		credential,
 		statuses,
 		latest: value.latest,
 		watermark: value.watermark,
@@ -169,21 +228,6 @@ export function parseState(stored: unknown): PollState | undefined {
 		turn: value.turn,
 		recent,
 	};
-}
-
-/**
- * Whose state this is. Version 1 keyed its state by `account`, a fingerprint of the credential (the same fingerprint
- * as `credential` now): it migrates as a state of that credential whose account is not known yet.
- */
-function parseIdentity(
-	value: Record<string, unknown>,
-): Pick<PollState, 'account' | 'credential'> | undefined {
-	const { version, account, credential } = value;
-	if (version === 1 && typeof account === 'string')
-		return { account: undefined, credential: account };
-	if (version !== STATE_VERSION || typeof credential !== 'string') return undefined;
-	if (typeof account !== 'string' || account === '') return undefined;
-	return { account, credential };
 }
 
 function parseStatusState(entry: unknown): StatusState | undefined {
@@ -250,4 +294,8 @@ function isCount(value: unknown): value is number {
 
 function isTime(value: unknown): value is number {
 	return typeof value === 'number' && Number.isFinite(value) && value >= 0;
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+	return typeof value === 'object' && value !== null;
 }

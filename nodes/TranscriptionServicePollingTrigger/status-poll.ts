@@ -9,7 +9,7 @@
 //   while the list grows: a job not read yet can only move further from the ends.
 // - At the first activation, jobs dated within ±ZONE of the service's clock may be from before or after it; the count
 //   decides (the ambiguous jobs; resolveCompletePass).
-// One class of ~280 lines on purpose: the first page, the search and the count all read and move the same owed count
+// One class of ~300 lines on purpose: the first page, the search and the count all read and move the same owed count
 // and stored scan, so split apart each part would reach into the others'.
 import {
 	contradictsTotal,
@@ -107,29 +107,38 @@ export class StatusPoll {
 		return pageRequest(this.status, read);
 	}
 
-	/** The answer to `request`, as received (the rules of a list answer: src/client/pagination.ts, ListPage). */
+	/**
+	 * The answer to `request`, as received (the rules of a list answer: src/client/pagination.ts, ListPage). A page
+	 * with a job the poll cannot use is refused whole, like an answer that is not a list: skipping the job would let
+	 * the count write it off as accounted for.
+	 */
 	apply(request: ListRequest, answer: unknown, clock: PageClock): void {
 		const page = readListPage(answer, request);
 		if (!page || contradictsTotal(request, page)) {
-			this.note(
-				`status=${this.status}: the answer at cursor ${request.cursor} is ${
-					page
-						? `a page of ${page.items.length} job(s) that contradicts its total of ${page.total}`
-						: 'not a list (no items array or no count total)'
-				}; nothing of this status moves until a poll reads a valid answer`,
+			this.refuse(
+				request,
+				page
+					? `is a page of ${page.items.length} job(s) that contradicts its total of ${page.total}`
+					: 'is not a list (no items array or no count total)',
 			);
-			this.unreadable = true;
-			this.firstPageRead = true;
-			this.searching = false;
 			return;
+		}
+		const jobs: DueJob[] = [];
+		for (const raw of page.items) {
+			const listed = listedJob(raw, this.status);
+			if ('problem' in listed) {
+				this.refuse(request, `lists ${listed.problem}`);
+				return;
+			}
+			jobs.push(listed.job);
 		}
 		if (page.dropped > 0) {
 			this.note(
 				`status=${this.status}: the answer at cursor ${request.cursor} held ${page.items.length + page.dropped} jobs for a limit of ${request.limit}; only the first ${request.limit} were read`,
 			);
 		}
-		if (request.kind === 'first_page') this.applyFirstPage(page.items, page.total, clock);
-		else this.applySearchPage(request, request.kind, page);
+		if (request.kind === 'first_page') this.applyFirstPage(jobs, page.total, clock);
+		else this.applySearchPage(request, request.kind, page, jobs);
 	}
 
 	/** What the poll stores for this status (undefined before its first page). */
@@ -138,11 +147,21 @@ export class StatusPoll {
 		return this.state;
 	}
 
-	private applyFirstPage(items: unknown[], total: number, clock: PageClock): void {
+	/** What this status knows stays as it was this poll, as after a failed request. */
+	private refuse(request: ListRequest, what: string): void {
+		this.note(
+			`status=${this.status}: the answer at cursor ${request.cursor} ${what}; nothing of this status moves until a poll reads a valid answer`,
+		);
+		this.unreadable = true;
+		this.firstPageRead = true;
+		this.searching = false;
+	}
+
+	private applyFirstPage(jobs: DueJob[], total: number, clock: PageClock): void {
 		this.firstPageRead = true;
 		this.total = total;
 		if (!this.state) {
-			this.startFromNow(total, items, clock);
+			this.startFromNow(total, jobs, clock);
 			return;
 		}
 		const state = this.state;
@@ -154,17 +173,17 @@ export class StatusPoll {
 		}
 		const carried = state.scan;
 		if (carried && total < carried.total) this.restartShrunkScan(carried, total);
-		this.classifyAll(items);
+		this.classifyAll(jobs);
 		const scan = state.scan;
 		if (scan) {
 			scan.total = total;
-			scan.front = Math.max(scan.front, items.length);
+			scan.front = Math.max(scan.front, jobs.length);
 		}
 		if (this.remaining() <= 0) {
 			this.settle();
 			return;
 		}
-		const active = (state.scan ??= newScan(items.length, total));
+		const active = (state.scan ??= newScan(jobs.length, total));
 		// A pass begins with a first page: every job listed then is read by the time the pass covers the list.
 		if (active.passTotal < 0) {
 			Object.assign(active, {
@@ -183,16 +202,21 @@ export class StatusPoll {
 		);
 	}
 
-	private applySearchPage(request: ListRequest, end: ListEnd, page: ListPage): void {
+	private applySearchPage(
+		request: ListRequest,
+		end: ListEnd,
+		page: ListPage,
+		jobs: DueJob[],
+	): void {
 		const scan = this.state?.scan;
 		if (!scan || !this.walk) return;
-		const { items, total } = page;
+		const { total } = page;
 		this.walk.record({ cursor: request.cursor, limit: request.limit, end }, page);
 		const stop = this.walk.stop;
 		if (stop?.reason === 'shrank') {
 			this.restartShrunkScan(scan, total);
 			this.searching = false;
-			this.classifyAll(items);
+			this.classifyAll(jobs);
 			return;
 		}
 		if (stop?.reason === 'empty_page') {
@@ -200,7 +224,7 @@ export class StatusPoll {
 			this.searching = false;
 		}
 		this.total = total;
-		this.classifyAll(items);
+		this.classifyAll(jobs);
 		if (this.remaining() <= 0) this.settle();
 	}
 
@@ -208,7 +232,7 @@ export class StatusPoll {
 	 * The status's first poll: every job listed is counted in `known`; the ones on this page dated at or after `since`
 	 * are remembered as accounted, so they are not taken for new later.
 	 */
-	private startFromNow(total: number, items: unknown[], clock: PageClock): void {
+	private startFromNow(total: number, jobs: DueJob[], clock: PageClock): void {
 		const state: StatusState = {
 			known: total,
 			since: clock.now - clock.zone,
@@ -216,32 +240,21 @@ export class StatusPoll {
 		};
 		this.state = state;
 		this.accounted.begin(state.since);
-		for (const raw of items) {
-			const job = listedJob(raw, this.status);
-			if (job && job.updatedAtMs >= state.since) {
+		for (const job of jobs) {
+			if (job.updatedAtMs >= state.since) {
 				this.accounted.markOld(job.job_id, this.status, job.updatedAtMs);
 			}
 		}
 	}
 
-	private classifyAll(items: unknown[]): void {
-		for (const raw of items) this.classify(raw, this.total);
+	private classifyAll(jobs: DueJob[]): void {
+		for (const job of jobs) this.classify(job, this.total);
 	}
 
 	/** `total` is the list's length in the answer the job came in. */
-	private classify(raw: unknown, total: number): void {
+	private classify(job: DueJob, total: number): void {
 		const state = this.state;
 		if (!state) return;
-		const job = listedJob(raw, this.status);
-		if (!job) {
-			const listed = (raw as { job_id?: unknown; status?: unknown } | null) ?? {};
-			this.note(
-				`status=${this.status}: skipped a listed job that is not a ${this.status} job with an id and updated_at (${JSON.stringify(
-					{ job_id: listed.job_id, status: listed.status },
-				).slice(0, 200)})`,
-			);
-			return;
-		}
 		if (this.accounted.isAccounted(this.status, job.job_id) || this.found.has(job.job_id)) return;
 		if (job.updatedAtMs < this.accounted.cutoff(state)) return;
 		// While the list is as long as when the pass began, nothing has joined it: every job found was there.

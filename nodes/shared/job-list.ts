@@ -42,7 +42,8 @@ export function requireListPage(
 	throw operationError(node, {
 		code: 'invalid_list_answer',
 		message: 'The service answered GET /transcriptions with something that is not a list of jobs',
-		description: 'A list answer has an "items" array and a "total" count (spec 4.5).',
+		description:
+			'A list of jobs has an "items" array and a "total" count. Check that the credential\'s Base URL is the address of the Transcription Service API itself, not of another service or of a proxy that changes its answers.',
 		itemIndex,
 	});
 }

@@ -108,6 +108,60 @@ describe('garbled list answers', () => {
 		expect(trigger.errors).toEqual([]);
 	});
 
+	test('a job listed once with updated_at null, on a page the search reads: the poll writes nothing off, the next one emits it once', async () => {
+		const { accountId, key } = await env.newAccount();
+		// The list as the service answers it just before the polls; the page holding the long job is served once from
+		// it, with that job's updated_at null.
+		const listed: Array<Record<string, unknown>> = [];
+		let date = '';
+		let position = -1;
+		const served: number[] = [];
+		const proxy = await proxyAnswering((incoming) => {
+			const url = new URL(incoming.url ?? '/', 'http://proxy.invalid');
+			const cursor = Number(url.searchParams.get('cursor'));
+			const limit = Number(url.searchParams.get('limit'));
+			if (listedStatus(incoming) !== 'completed' || position < cursor || position >= cursor + limit)
+				return undefined;
+			if (served.length > 0) return undefined;
+			served.push(cursor);
+			const items = listed
+				.slice(cursor, cursor + limit)
+				.map((item) => (item.job_id === longJob ? { ...item, updated_at: null } : item));
+			return {
+				...json({ items, total: listed.length, links: { self: incoming.url, next: null } }),
+				headers: { 'content-type': 'application/json', date },
+			};
+		});
+		const trigger = await activated(key, proxy);
+		// A job that completes after 300 newer ones: it is listed beyond the first page, where only a search reads it.
+		const longJob = await env.liveJob(key);
+		await env.admin.holdJob(longJob);
+		const { job_ids: newer } = await env.admin.seedJobs({ account_id: accountId, count: 300 });
+		await env.admin.completeJob(longJob);
+		await env.admin.advanceClock(MINUTE_SECONDS);
+		for (let cursor = 0; cursor < 301; cursor += 100) {
+			const response = await fetch(
+				`${env.sandbox.baseUrl}/api/v1/transcriptions?limit=100&cursor=${cursor}&status=completed`,
+				{ headers: { authorization: `Bearer ${key}` } },
+			);
+			date = response.headers.get('date') ?? '';
+			listed.push(...((await response.json()) as { items: Array<Record<string, unknown>> }).items);
+		}
+		expect(listed).toHaveLength(301);
+		position = listed.findIndex((item) => item.job_id === longJob);
+
+		// 301 jobs due, 100 a poll: the page holding the long job is read by the second poll's search.
+		for (let poll = 0; poll < 6; poll++) {
+			await trigger.poll();
+			await env.admin.advanceClock(MINUTE_SECONDS);
+		}
+		expect(served).toHaveLength(1);
+		expect(await trigger.poll()).toBeNull();
+		expect(sorted(jobIds(trigger.items()))).toEqual(sorted([...newer, longJob]));
+		expect(trigger.storedState()?.statuses.completed?.known).toBe(301);
+		expect(trigger.errors).toEqual([]);
+	}, 60_000);
+
 	test('a garbled answer at the first activation fails the activation, naming the list', async () => {
 		const { key } = await env.newAccount();
 		const proxy = await proxyAnswering((incoming) =>
@@ -233,6 +287,42 @@ describe('the credential changes', () => {
 		expect(trigger.storedState()).toMatchObject({ account: other.accountId });
 	});
 
+	test('a key of another account for longer than the overlap, then the first key again: the first account goes on where it stopped, without reading the account again', async () => {
+		const first = await env.newAccount();
+		const other = await env.newAccount();
+		const proxy = await passThrough();
+		const trigger = await activated(first.key, proxy);
+		const before = await env.liveJob(first.key);
+		await env.admin.completeJob(before);
+		expect(jobIds((await trigger.poll()) ?? [])).toEqual([before]);
+
+		trigger.editCredentials({ apiKey: other.key, baseUrl: proxy.baseUrl });
+		expect(await trigger.poll()).toBeNull();
+		await env.admin.advanceClock(5);
+		const onOther = await env.liveJob(other.key);
+		await env.admin.completeJob(onOther);
+		const meanwhile: string[] = [];
+		for (let minute = 0; minute <= OVERLAP_MINUTES + 2; minute++) {
+			const job = await env.liveJob(first.key);
+			await env.admin.completeJob(job);
+			meanwhile.push(job);
+			await env.admin.advanceClock(MINUTE_SECONDS);
+			expect(jobIds((await trigger.poll()) ?? [])).toEqual(minute === 0 ? [onOther] : []);
+		}
+
+		trigger.editCredentials({ apiKey: first.key, baseUrl: proxy.baseUrl });
+		expect(sorted(jobIds((await trigger.poll()) ?? []))).toEqual(sorted(meanwhile));
+		expect(await trigger.poll()).toBeNull();
+		expect(sorted(jobIds(trigger.items()))).toEqual(sorted([before, onOther, ...meanwhile]));
+		// Read at the activation and for the other key; the first key's account was kept with its state.
+		expect(accountReads(proxy)).toBe(2);
+		expect(trigger.storedState()).toMatchObject({
+			account: first.accountId,
+			others: [{ account: other.accountId }],
+		});
+		expect(trigger.errors).toEqual([]);
+	});
+
 	test('a state written by version 1 (keyed by a fingerprint of Base URL and key) carries on, and learns its account', async () => {
 		const { accountId, key } = await env.newAccount();
 		const proxy = await passThrough();
@@ -261,6 +351,24 @@ describe('the credential changes', () => {
 		await env.admin.advanceClock(MINUTE_SECONDS);
 		expect(jobIds((await trigger.restart()) ?? [])).toEqual([job]);
 		expect(trigger.storedState()).toMatchObject({ version: 2, account: accountId });
+	});
+});
+
+describe('an account answer without account_id', () => {
+	test('fails the activation in the user’s terms: the endpoint, the field, and what to check', async () => {
+		const { key } = await env.newAccount();
+		const proxy = await proxyAnswering((incoming) =>
+			incoming.url === '/api/v1/account' ? json({ plan: 'starter' }) : undefined,
+		);
+		const trigger = await PollingTriggerUnderTest.start({
+			credentials: { apiKey: key, baseUrl: proxy.baseUrl },
+		});
+		await expect(trigger.activate()).rejects.toMatchObject({
+			message: 'The service answered GET /api/v1/account without an account_id',
+			description:
+				"The Polling Trigger remembers what it has emitted per account, by the account_id the service gives for the credential's API key. Check that the credential's Base URL is the address of the Transcription Service API itself, not of another service or of a proxy that changes its answers.",
+		});
+		expect(trigger.storedState()).toBeUndefined();
 	});
 });
 

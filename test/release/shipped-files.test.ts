@@ -79,6 +79,18 @@ describe('the shipped package (dist/)', () => {
 		).toEqual([]);
 	});
 
+	it('cites no section of the API specification in what it says: users do not have the specification', () => {
+		// Comments are not compiled (removeComments), so whatever is left is text an error or a field can show.
+		const citations = filesUnder(dist)
+			.filter((file) => file.endsWith('.js'))
+			.flatMap((file) =>
+				[
+					...readFileSync(file, 'utf8').matchAll(/.{0,40}\bspec(ification)? §?\d[\d.]*.{0,5}/gi),
+				].map(([text]) => `${path.relative(root, file)}: ${text}`),
+			);
+		expect(citations).toEqual([]);
+	});
+
 	it('holds none of the service side (src/service)', () => {
 		expect(existsSync(path.join(dist, 'src', 'service'))).toBe(false);
 		const shipped = filesUnder(dist).filter((file) => file.endsWith('.js'));

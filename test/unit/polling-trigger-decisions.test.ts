@@ -4,6 +4,7 @@
 import { OVERLAP_MS } from '../../nodes/TranscriptionServicePollingTrigger/accounted';
 import { PollSession, ZONE_MS } from '../../nodes/TranscriptionServicePollingTrigger/session';
 import {
+	MAX_ACCOUNTS,
 	MAX_AMBIGUOUS,
 	MAX_PENDING,
 	newScan,
@@ -499,6 +500,96 @@ describe('a service that lists a job in its state late', () => {
 	});
 });
 
+describe.each([
+	['an hour ahead of', 60 * MINUTE],
+	['an hour behind', -60 * MINUTE],
+])("n8n's clock %s the service's (the service sends Date)", (_name, n8nClockAheadMs) => {
+	test.each(SIM_ORDERS)(
+		'order %s: starts from the service’s now, keeps the overlap on the service’s clock, each job once',
+		(order) => {
+			const service = new SimService(order);
+			for (const job of service.create(300)) service.finish(job, 'completed');
+			const [running, lagging, prompt] = service.create(3);
+			service.advance(MINUTE);
+			const [justBefore] = service.create(1);
+			service.finish(justBefore, 'completed');
+			service.advance(5_000);
+			const trigger = new SimTrigger(service, { n8nClockAheadMs });
+			const activatedAt = service.nowMs;
+			trigger.activate();
+			service.advance(5_000);
+			service.finish(running, 'completed');
+			service.advance(MINUTE);
+			trigger.poll();
+			// Listed five minutes after its updated_at, behind a job emitted meanwhile: within the overlap.
+			service.finish(lagging, 'completed', 5 * MINUTE);
+			service.advance(MINUTE);
+			service.finish(prompt, 'failed');
+			const newer = service.create(150);
+			for (const job of newer) service.finish(job, 'completed');
+			for (let minute = 0; minute < 8; minute++) {
+				service.advance(MINUTE);
+				trigger.poll();
+			}
+			trigger.pollUntilSettled();
+
+			expect(sorted(trigger.emittedKeys())).toEqual(
+				sorted([...keys([running, lagging, ...newer], 'completed'), `failed:${prompt.job_id}`]),
+			);
+			expect(trigger.polls.flatMap((run) => run.notes)).toEqual([]);
+			// The latest emitted job bounds the watermark on the service's clock, whatever n8n's says.
+			const state = trigger.memory as PollState;
+			expect(state.latest).toBeLessThanOrEqual(service.nowMs + ZONE_MS);
+			expect(state.statuses.completed?.since).toBe(Math.floor(activatedAt / 1000) * 1000 - ZONE_MS);
+		},
+	);
+});
+
+describe.each(SIM_ORDERS)(
+	'a job that leaves completed (docs/api-notes.md says it does not) (order %s)',
+	(order) => {
+		test('back to processing, and on to failed: nothing throws, the count follows the list, the jobs after are emitted once', () => {
+			const service = new SimService(order);
+			for (const job of service.create(150)) service.finish(job, 'completed');
+			service.advance(MINUTE);
+			const trigger = new SimTrigger(service);
+			trigger.activate();
+			const [reverted, refailed, later] = service.create(3);
+			service.advance(MINUTE);
+			service.finish(reverted, 'completed');
+			service.finish(refailed, 'completed');
+			service.advance(MINUTE);
+			expect(trigger.poll().emit.map((job) => job.job_id)).toEqual([
+				reverted.job_id,
+				refailed.job_id,
+			]);
+
+			service.advance(MINUTE);
+			service.finish(reverted, 'processing');
+			service.finish(refailed, 'failed');
+			service.advance(MINUTE);
+			const changed = trigger.poll();
+			expect(changed.emit.map((job) => `${job.status}:${job.job_id}`)).toEqual([
+				`failed:${refailed.job_id}`,
+			]);
+			expect(changed.notes).toEqual([
+				'status=completed: the service counts 150 jobs, fewer than the 152 accounted for (jobs removed from the list?)',
+			]);
+			expect((trigger.memory as PollState).statuses.completed?.known).toBe(150);
+
+			service.finish(later, 'completed');
+			service.advance(MINUTE);
+			const after = trigger.pollUntilSettled();
+			expect(after.flatMap((run) => run.notes)).toEqual([]);
+			expect(trigger.emittedKeys()).toEqual([
+				...keys([reverted, refailed], 'completed'),
+				`failed:${refailed.job_id}`,
+				`completed:${later.job_id}`,
+			]);
+		});
+	},
+);
+
 describe.each(SIM_ORDERS)('answers that are not a usable list (order %s)', (order) => {
 	/** A service whose `failed` list has 150 jobs, a trigger on completed and failed, then one job that fails. */
 	function failedBehindGarbledList() {
@@ -581,6 +672,56 @@ describe.each(SIM_ORDERS)('answers that are not a usable list (order %s)', (orde
 		]);
 	});
 
+	test.each([
+		['updated_at null', { updated_at: null }, 'updated_at null'],
+		['no job_id', { job_id: undefined }, 'job_id undefined'],
+		['another status', { status: 'processing' }, 'status "processing"'],
+	])(
+		'one job listed with %s in one answer: that page settles nothing, the note names the job and field, a later poll emits the job once',
+		(_name, change, problem) => {
+			const service = new SimService(order);
+			for (const job of service.create(150)) service.finish(job, 'completed');
+			service.advance(MINUTE);
+			const trigger = new SimTrigger(service);
+			trigger.activate();
+			const [job] = service.create(1);
+			service.advance(MINUTE);
+			service.finish(job, 'completed');
+			service.advance(MINUTE);
+			const garbledAt: number[] = [];
+			service.replaceAnswer = (request, page) => {
+				const listed = (item: unknown) => (item as SimJob).job_id === job.job_id;
+				if (garbledAt.length > 0 || !page.items.some(listed)) return undefined;
+				garbledAt.push(request.cursor);
+				return {
+					...page,
+					items: page.items.map((item) =>
+						listed(item) ? { ...(item as object), ...change } : item,
+					),
+				};
+			};
+
+			const garbled = trigger.poll();
+			expect(garbledAt).toHaveLength(1);
+			expect(garbled.emit).toEqual([]);
+			expect(garbled.settled).toBe(false);
+			expect(garbled.notes).toEqual([
+				`status=completed: the answer at cursor ${garbledAt[0]} lists ${
+					'job_id' in change ? 'a job' : `job ${job.job_id}`
+				} with ${problem}; nothing of this status moves until a poll reads a valid answer`,
+			]);
+			expect((trigger.memory as PollState).statuses.completed?.known).toBe(150);
+
+			service.advance(MINUTE);
+			trigger.pollUntilSettled();
+			expect(trigger.emittedKeys()).toEqual([`completed:${job.job_id}`]);
+			service.advance(MINUTE);
+			expect(trigger.poll().emit).toEqual([]);
+			// The count stayed true: no later poll found fewer jobs than accounted for, or any to write off.
+			expect(trigger.polls.slice(2).flatMap((run) => run.notes)).toEqual([]);
+		},
+	);
+
 	test('a garbled page in the middle of a search: the search goes on from where it was at the next poll', () => {
 		const service = new SimService(order);
 		for (const job of service.create(900)) service.finish(job, 'completed');
@@ -608,6 +749,87 @@ describe.each(SIM_ORDERS)('answers that are not a usable list (order %s)', (orde
 	});
 });
 
+// Most-recently-updated-first lists the new jobs on the first page: there is no search to interrupt.
+describe.each(SIM_ORDERS.filter((order) => order !== 'updated_first'))(
+	'a fault after the search has moved on within the poll (order %s)',
+	(order) => {
+		/** Six jobs finish after 150 newer ones each: found by a search over a list of 906, two pages a poll. */
+		function scattered() {
+			const service = new SimService(order);
+			const long: SimJob[] = [];
+			for (let group = 0; group < 6; group++) {
+				long.push(...service.create(1));
+				for (const job of service.create(150)) service.finish(job, 'completed');
+			}
+			service.advance(MINUTE);
+			const trigger = new SimTrigger(service, { statuses: ['completed'], maxRequests: 5 });
+			trigger.activate();
+			service.advance(MINUTE);
+			for (const job of long) {
+				service.advance(1000);
+				service.finish(job, 'completed');
+			}
+			return { service, trigger, long };
+		}
+
+		/** The request of each poll that fails or is garbled: after its first page and two search pages. */
+		const FAULT_AT = 3;
+		test.each([
+			['a request failing (5xx past the retries)', undefined],
+			['an answer that is not a list', () => ({ items: null, total: null })],
+			[
+				'a page whose total is 50 more than the list',
+				(page: { items: unknown[]; total: number }) => ({ ...page, total: page.total + 50 }),
+			],
+			[
+				'a page whose total is 50 less than the list',
+				(page: { items: unknown[]; total: number }) => ({ ...page, total: page.total - 50 }),
+			],
+		])(
+			'%s after two search pages every poll, with restarts: each job emitted once, none written off',
+			(_name, garble) => {
+				const { service, trigger, long } = scattered();
+				let pollStart = 0;
+				let garbled = 0;
+				if (garble) {
+					service.replaceAnswer = (_request, page) => {
+						if (service.requests.length - 1 - pollStart !== FAULT_AT) return undefined;
+						garbled++;
+						return garble(page);
+					};
+				}
+				// Polls whose fault came after two search pages of their own had moved the search's position.
+				let faultsAfterSearching = 0;
+				for (let poll = 0; poll < 40 && trigger.emitted.length < long.length; poll++) {
+					service.advance(MINUTE);
+					pollStart = service.requests.length;
+					const before = garbled;
+					const run = trigger.poll({ failAt: garble ? undefined : FAULT_AT });
+					const searched = run.made.slice(1, FAULT_AT);
+					const faulted = run.interrupted || garbled > before;
+					if (faulted && searched.every((request) => request.kind !== 'first_page')) {
+						faultsAfterSearching++;
+					}
+					if (poll % 4 === 3) {
+						pollStart = service.requests.length;
+						trigger.restart();
+					}
+				}
+				service.replaceAnswer = undefined;
+				service.advance(MINUTE);
+				trigger.pollUntilSettled();
+
+				expect(faultsAfterSearching).toBeGreaterThan(1);
+				expect(sorted(trigger.emittedKeys())).toEqual(sorted(keys(long, 'completed')));
+				expect(trigger.polls.flatMap((run) => run.notes).join('\n')).not.toMatch(
+					/could not be found/,
+				);
+				expect((trigger.memory as PollState).statuses.completed?.known).toBe(906);
+			},
+		);
+	},
+);
+
 describe('stored state', () => {
 	test('another account (the credential changed) starts from now', () => {
 		const service = new SimService();
@@ -621,6 +843,119 @@ describe('stored state', () => {
 		expect(moved.notes).toContain(
 			'the credential now points at another account: starting from now',
 		);
+	});
+
+	test.each(SIM_ORDERS)(
+		'order %s: the credential points at another account for a while and back: each account goes on where it stopped, every job emitted once',
+		(order) => {
+			const first = new SimService(order, 'first');
+			const second = new SimService(order, 'second');
+			for (const service of [first, second]) {
+				for (const job of service.create(150)) service.finish(job, 'completed');
+			}
+			const advance = (ms: number) => [first, second].forEach((service) => service.advance(ms));
+			advance(MINUTE);
+			const trigger = new SimTrigger(first, { account: 'acct_first', credential: 'key-first' });
+			trigger.activate();
+			const [before] = first.create(1);
+			advance(MINUTE);
+			first.finish(before, 'completed');
+			advance(MINUTE);
+			expect(trigger.poll().emit.map((job) => job.job_id)).toEqual([before.job_id]);
+			// One account polled so far: the state is stored as before other accounts were kept.
+			expect(trigger.memory).not.toHaveProperty('others');
+
+			trigger.pointAt(second, 'acct_second', 'key-second');
+			const [finishedBefore] = second.create(1);
+			second.finish(finishedBefore, 'completed');
+			advance(MINUTE);
+			const moved = trigger.poll();
+			expect(moved.emit).toEqual([]);
+			expect(moved.notes).toEqual([
+				'the credential now points at another account: starting from now',
+			]);
+			// Meanwhile on the first account: a long job finishes after 150 newer ones (deep in the list).
+			const [longJob] = first.create(1);
+			const meanwhile = first.create(150);
+			for (const job of meanwhile) first.finish(job, 'completed');
+			advance(MINUTE);
+			first.finish(longJob, 'completed');
+			const [onSecond] = second.create(1);
+			advance(MINUTE);
+			second.finish(onSecond, 'completed');
+			advance(MINUTE);
+			expect(trigger.poll().emit.map((job) => job.job_id)).toEqual([onSecond.job_id]);
+			// Away for longer than the overlap: only the first account's stored count can owe these jobs.
+			advance(OVERLAP_MS + MINUTE);
+
+			trigger.pointAt(first, 'acct_first', 'key-first');
+			const back = trigger.pollUntilSettled();
+			expect(back[0].notes).toEqual([
+				'the credential points again at an account polled before: going on from where its polls stopped',
+			]);
+			expect(sorted(back.flatMap((run) => run.emit).map((job) => job.job_id))).toEqual(
+				sorted([...meanwhile, longJob].map((job) => job.job_id)),
+			);
+
+			trigger.pointAt(second, 'acct_second', 'key-second');
+			const [later] = second.create(1);
+			advance(MINUTE);
+			second.finish(later, 'completed');
+			advance(MINUTE);
+			trigger.pollUntilSettled();
+			expect(sorted(trigger.emittedKeys())).toEqual(
+				sorted(keys([before, onSecond, ...meanwhile, longJob, later], 'completed')),
+			);
+			expect(new Set(trigger.emittedKeys()).size).toBe(trigger.emitted.length);
+		},
+	);
+
+	test(`the states of the last ${MAX_ACCOUNTS} accounts polled are kept: a sixth drops the least recently polled, which then starts from now`, () => {
+		const services = Array.from(
+			{ length: MAX_ACCOUNTS + 1 },
+			(_, index) => new SimService('newest_first', `acct${index}`),
+		);
+		const advance = (ms: number) => services.forEach((service) => service.advance(ms));
+		const trigger = new SimTrigger(services[0], { account: 'acct_0', credential: 'key-0' });
+		trigger.activate();
+		const runs = services.slice(1).map((service, index) => {
+			advance(MINUTE);
+			trigger.pointAt(service, `acct_${index + 1}`, `key-${index + 1}`);
+			return trigger.poll();
+		});
+		expect(runs.map((run) => run.notes)).toEqual([
+			...Array(MAX_ACCOUNTS - 1).fill([
+				'the credential now points at another account: starting from now',
+			]),
+			[
+				'the credential now points at another account: starting from now',
+				`the state of the least recently polled account was dropped: the last ${MAX_ACCOUNTS} accounts polled are kept`,
+			],
+		]);
+		const stored = trigger.memory as PollState;
+		expect(stored.account).toBe('acct_5');
+		expect(stored.others?.map((state) => state.account)).toEqual([
+			'acct_4',
+			'acct_3',
+			'acct_2',
+			'acct_1',
+		]);
+
+		const [kept] = services[1].create(1);
+		const [dropped] = services[0].create(1);
+		advance(MINUTE);
+		services[1].finish(kept, 'completed');
+		services[0].finish(dropped, 'completed');
+		advance(MINUTE);
+		trigger.pointAt(services[1], 'acct_1', 'key-1');
+		expect(trigger.poll().emit.map((job) => job.job_id)).toEqual([kept.job_id]);
+		trigger.pointAt(services[0], 'acct_0', 'key-0');
+		const restarted = trigger.poll();
+		expect(restarted.emit).toEqual([]);
+		expect(restarted.notes).toContain(
+			'the credential now points at another account: starting from now',
+		);
+		expect(trigger.emittedKeys()).toEqual([`completed:${kept.job_id}`]);
 	});
 
 	test('a new credential of the same account (a new API key, the Base URL spelt differently) carries on', () => {
