@@ -42,7 +42,8 @@ export function requireListPage(
 	throw operationError(node, {
 		code: 'invalid_list_answer',
 		message: 'The service answered GET /transcriptions with something that is not a list of jobs',
-		description: 'A list answer has an "items" array and a "total" count (spec 4.5).',
+		description:
+			'The service lists jobs as a JSON object with an "items" array and a "total" count. Check that the credential\'s Base URL and Path Prefix point at the Transcription Service API, not at a proxy or another server, then run it again.',
 		itemIndex,
 	});
 }
