@@ -7,6 +7,8 @@ import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 
+import semver from 'semver';
+
 import { installSteps, tarballName } from '../../scripts/install-steps';
 
 const ROOT = path.resolve(__dirname, '../..');
@@ -331,30 +333,75 @@ describe('README.md', () => {
 describe('README → Install', () => {
 	const steps = installSteps();
 	const [installLine] = steps['by-hand'];
+	const readme = read(README);
 
 	it('packs with npm run pack:n8n, which names the tarball the install lines name', () => {
 		expect(steps.pack).toEqual(['npm run pack:n8n']);
 		expect(read('scripts/pack-n8n.sh')).toContain("require('./package.json').name\").tgz");
-		for (const lines of Object.values(steps).slice(1)) {
-			expect(lines.join('\n')).toContain(tarballName());
+		for (const step of ['by-hand', 'docker-exec', 'dockerfile'] as const) {
+			expect(steps[step].join('\n')).toContain(tarballName());
 		}
 	});
 
 	it("installs by hand in one line that creates n8n's nodes folder first", () => {
 		expect(steps['by-hand']).toEqual([installLine]);
 		expect(installLine).toMatch(
-			/^mkdir -p ~\/\.n8n\/nodes && npm install --prefix ~\/\.n8n\/nodes /,
+			/^mkdir -p ~\/\.n8n\/nodes && npm install --prefix ~\/\.n8n\/nodes --legacy-peer-deps /,
 		);
 		expect(installLine).toContain(`./${tarballName()}`);
 	});
 
-	it('runs the same install line in the Dockerfile and in a running container', () => {
+	it('installs the published package with --legacy-peer-deps too, so n8n keeps its own n8n-workflow', () => {
+		const { name } = JSON.parse(read('package.json')) as { name: string };
+		const installs = [
+			...readme.matchAll(new RegExp(`npm install [^\`\\n]*${name}(?![\\w.-])`, 'g')),
+		];
+		expect(installs.length).toBeGreaterThan(0);
+		for (const [command] of installs) expect(command).toContain('--legacy-peer-deps');
+	});
+
+	// CI has no Docker daemon: the Docker blocks are held to the tarball, the by-hand line and each other, not run.
+	it('runs the same install line in a running container and in the Dockerfile', () => {
+		expect(steps['docker-exec']).toEqual([
+			`docker cp ${tarballName()} n8n:/tmp/`,
+			`docker exec -w /tmp n8n sh -c '${installLine}'`,
+			'docker restart n8n',
+		]);
 		expect(steps.dockerfile).toEqual([
-			expect.stringMatching(/^FROM docker\.n8n\.io\/n8nio\/n8n(:\S+)?$/),
+			expect.stringMatching(/^FROM docker\.n8n\.io\/n8nio\/n8n:\S+$/),
 			`COPY ${tarballName()} ./`,
 			`RUN ${installLine}`,
 		]);
-		expect(steps['docker-exec']).toContain(`docker exec -w /tmp n8n sh -c '${installLine}'`);
-		expect(steps['docker-exec'][0]).toBe(`docker cp ${tarballName()} n8n:/tmp/`);
+	});
+
+	it('builds the Dockerfile on an n8n the e2e suite proves, and says so', () => {
+		const tag = /:(\S+)$/.exec(steps.dockerfile[0])?.[1];
+		const proven = readdirSync(path.join(ROOT, 'test/e2e'))
+			.filter((folder) => folder.startsWith('n8n-'))
+			.map(
+				(folder) =>
+					(
+						JSON.parse(read(`test/e2e/${folder}/package.json`)) as {
+							dependencies: { n8n: string };
+						}
+					).dependencies.n8n,
+			);
+		expect(proven).toContain(tag);
+		expect(readme.replace(/\s+/g, ' ')).toContain(`n8n ${tag}, the newest n8n the suites prove`);
+		expect(proven.every((version) => semver.lte(version, tag!))).toBe(true);
+	});
+
+	it("runs the image it builds, with a volume at n8n's folder, as the container the other block installs into", () => {
+		const [build, run] = steps['docker-run'];
+		const image = /^docker build -t (\S+) \.$/.exec(build)?.[1];
+		expect(image).toBeDefined();
+		expect(run).toMatch(
+			new RegExp(`^docker run .*--name n8n .*-v \\S+:/home/node/\\.n8n ${image}$`),
+		);
+		expect(steps['docker-run']).toHaveLength(2);
+	});
+
+	it('says that CI does not run the Docker blocks', () => {
+		expect(readme.replace(/\s+/g, ' ')).toContain('CI has no Docker');
 	});
 });
