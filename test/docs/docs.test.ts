@@ -10,6 +10,7 @@ import path from 'node:path';
 import semver from 'semver';
 
 import { installSteps, tarballName } from '../../scripts/install-steps';
+import { ERROR_CODES } from '../../src/service/error-catalogue';
 
 const ROOT = path.resolve(__dirname, '../..');
 const README = 'README.md';
@@ -327,6 +328,38 @@ describe('README.md', () => {
 			(page) => !linked.has(page),
 		);
 		expect(unlinked).toEqual([]);
+	});
+});
+
+describe('docs/nodes.md → Errors', () => {
+	/** Every code a failed item, a node error or an artifact_error can carry: the service's codes, which the nodes
+	 * pass on, and each `code: '…'` the nodes' source sets (a conditional one gives both of its codes). */
+	function emittedCodes(): Set<string> {
+		const codes = new Set<string>(Object.keys(ERROR_CODES));
+		const sources = (folder: string): string[] =>
+			readdirSync(path.join(ROOT, folder), { withFileTypes: true, recursive: true })
+				.filter((entry) => entry.isFile() && entry.name.endsWith('.ts'))
+				.map((entry) => path.join(entry.parentPath, entry.name));
+		for (const file of [...sources('nodes'), ...sources('credentials')]) {
+			for (const [, expression] of readFileSync(file, 'utf8').matchAll(/\bcode:\s*([^,\n}]+)/g)) {
+				for (const [, code] of expression.matchAll(/'([a-z][a-z0-9]*(?:_[a-z0-9]+)+)'/g))
+					codes.add(code);
+			}
+		}
+		return codes;
+	}
+
+	it('lists every code the nodes can emit', () => {
+		const section = read('docs/nodes.md').split(/^## Errors$/m)[1] ?? '';
+		const listed = new Set(
+			section
+				.split('\n')
+				.filter((line) => line.startsWith('| `'))
+				.flatMap((line) => [...line.split('|')[1].matchAll(/`([^`]+)`/g)].map((match) => match[1])),
+		);
+		const codes = emittedCodes();
+		expect(codes.size).toBeGreaterThan(30);
+		expect([...codes].filter((code) => !listed.has(code)).sort()).toEqual([]);
 	});
 });
 
