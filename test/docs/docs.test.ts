@@ -62,6 +62,7 @@ interface Property {
 		} & Partial<Property>
 	>;
 	modes?: Array<{ displayName: string }>;
+	displayOptions?: { show?: Record<string, unknown[]> };
 }
 
 interface Described {
@@ -182,6 +183,34 @@ function italics(markdown: string): string[] {
 	].map((match) => match[1]);
 }
 
+/** Bold spans, outside code and link targets. */
+function bolds(markdown: string): string[] {
+	const text = withoutCode(markdown).replace(/\]\([^)]*\)/g, ']');
+	return [...text.matchAll(/\*\*(?!\s)([^*\n]+?)(?<!\s)\*\*/g)].map((match) => match[1]);
+}
+
+/** Field names with a unit, "Max Wait (Seconds)", by the name without it, "Max Wait" (several words only). */
+const SHORTENED = new Map(
+	[...everyName]
+		.map((name) => [/^(\S+ [^()]+?) \([^()]+\)$/.exec(name)?.[1], name] as const)
+		.filter(
+			(entry): entry is readonly [string, string] =>
+				entry[0] !== undefined && !everyName.has(entry[0]),
+		),
+);
+
+/** Every property of every node and the credential, by the name the editor shows. */
+const propertiesByName = new Map<string, Property[]>();
+for (const description of descriptions) {
+	for (const property of allProperties(description.properties)) {
+		if (property.type === 'notice') continue;
+		propertiesByName.set(property.displayName, [
+			...(propertiesByName.get(property.displayName) ?? []),
+			property,
+		]);
+	}
+}
+
 /** A repository path in a code span: `<x>` and `*` match any name, `{a,b}` either. */
 const REPO_PATH =
 	/^(?:(?:credentials|nodes|src|sandbox|openapi|examples|test|bench|scripts|docs|icons|dist|\.ci|\.github)\/\S*|package\.json|package-lock\.json|CHANGELOG\.md|README\.md|LICENSE|tsconfig\.json|eslint\.config\.mjs|\.npmrc)$/;
@@ -228,6 +257,41 @@ function shownDefault(property: Property): string {
 	return String(value ?? '');
 }
 const plain = (cell: string) => cell.replace(/[*`]/g, '').trim();
+
+/** Whether a stated default is the property's: as the editor shows it, an option's name without its note ("SRT" for
+ * "SRT (Subtitles)"), or an expression without its leading "=". */
+function statesDefault(property: Property, stated: string): boolean {
+	const shown = plain(shownDefault(property));
+	const short = (name: string) => name.replace(/ \([^()]*\)$/, '');
+	return [
+		shown,
+		short(shown),
+		shown.replace(/^=/, ''),
+		shown.split(', ').map(short).join(', '),
+	].includes(stated);
+}
+
+/** "Name (default X)", "Name 1–10 (default X)", "**Name** (on)", "Name (default X, …)" after a field name. */
+function statedDefaults(markdown: string): Array<{ name: string; stated: string }> {
+	const text = withoutFences(markdown).replace(/\]\([^)]*\)/g, ']');
+	const names = [...propertiesByName.keys()].sort((a, b) => b.length - a.length);
+	const found: Array<{ name: string; stated: string }> = [];
+	for (const name of names) {
+		const escaped = name.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+		const pattern = new RegExp(
+			`(?<!\\w ?)(?:\\*{1,2})?${escaped}(?:\\*{1,2})?\\s*(?:\\d[\\d,]*–\\d[\\d,]*\\s*)?\\(([^()]*(?:\\([^()]*\\)[^()]*)*)\\)`,
+			'g',
+		);
+		for (const [, inside] of text.matchAll(pattern)) {
+			const value =
+				/(?:^|[;,] )default ([^;,]+)$/.exec(inside)?.[1] ??
+				/^default ([^;,]+)[;,]/.exec(inside)?.[1] ??
+				(/^(on|off|\d[\d,]*)$/.test(inside) ? inside : undefined);
+			if (value !== undefined) found.push({ name, stated: plain(value) });
+		}
+	}
+	return found;
+}
 
 describe.each(PAGES)('%s', (page) => {
 	const markdown = read(page);
@@ -276,6 +340,54 @@ describe.each(PAGES)('%s', (page) => {
 		expect(unknown).toEqual([]);
 	});
 
+	it('writes bold only field names the nodes have, and no field name cut short', () => {
+		const collections = new Set(
+			[...propertiesByName.values()]
+				.flat()
+				.filter((property) => property.type === 'collection' || property.type === 'fixedCollection')
+				.map((property) => property.displayName),
+		);
+		const problems: string[] = [];
+		for (const span of bolds(markdown)) {
+			const parts = span.split(/\s+→\s+/);
+			if (parts.length > 1 && collections.has(parts[0])) {
+				for (const part of parts.filter((name) => !everyName.has(name)))
+					problems.push(`**${span}**: no field or option "${part}"`);
+			}
+			const full = SHORTENED.get(span);
+			if (full) problems.push(`**${span}**: the field is "${full}"`);
+		}
+		// "Max Wait (s, …)": a shortened name with a parenthesis other than its unit. Longer names first, so "Poll
+		// Interval" inside "Max Poll Interval (…)" is not looked at twice.
+		const prose = withoutCode(markdown);
+		const seen = new Set<number>();
+		for (const [short, full] of [...SHORTENED].sort(([a], [b]) => b.length - a.length)) {
+			const unit = full.slice(short.length);
+			const escaped = short.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+			for (const match of prose.matchAll(new RegExp(`(?<!\\w)${escaped}(?: \\([^()]*\\))?`, 'g'))) {
+				const end = match.index + match[0].length;
+				if (seen.has(end)) continue;
+				seen.add(end);
+				if (match[0] !== short && match[0] !== `${short}${unit}`)
+					problems.push(`"${match[0]}": the field is "${full}"`);
+			}
+		}
+		expect(problems).toEqual([]);
+	});
+
+	it('states beside a field name only the default the node has', () => {
+		const wrong = statedDefaults(markdown)
+			.filter(
+				({ name, stated }) =>
+					!(propertiesByName.get(name) ?? []).some((property) => statesDefault(property, stated)),
+			)
+			.map(
+				({ name, stated }) =>
+					`${name}: default "${stated}", the node has ${[...new Set((propertiesByName.get(name) ?? []).map((property) => `"${shownDefault(property)}"`))].join(' or ')}`,
+			);
+		expect(wrong).toEqual([]);
+	});
+
 	it("gives each field table's node only its own fields, with the node's defaults", () => {
 		const problems: string[] = [];
 		for (const [, node, table] of markdown.matchAll(
@@ -298,13 +410,14 @@ describe.each(PAGES)('%s', (page) => {
 			if (defaultColumn < 0) continue;
 			for (const row of rows) {
 				const cells = row.split('|').map((cell) => cell.trim());
-				const field = /^\*([^*]+)\*$/.exec(cells[1])?.[1];
+				// "*Field*", or an option of a collection: "*Options* → *Field*".
+				const field = /^(?:\*[^*]+\* → )*\*([^*]+)\*$/.exec(cells[1])?.[1];
 				if (!field) continue;
 				const matches = [...allProperties(description.properties)].filter(
 					(property) => property.displayName === field,
 				);
 				const stated = plain(cells[defaultColumn]);
-				if (!matches.some((property) => plain(shownDefault(property)) === stated)) {
+				if (!matches.some((property) => statesDefault(property, stated))) {
 					problems.push(
 						`${node} → ${field}: default "${stated}", the node has ${matches.map((property) => `"${shownDefault(property)}"`).join(' or ') || 'no such field'}`,
 					);
@@ -312,6 +425,24 @@ describe.each(PAGES)('%s', (page) => {
 			}
 		}
 		expect(problems).toEqual([]);
+	});
+
+	it('names every field of the node in its field table (version 1 fields and notices aside)', () => {
+		const missing: string[] = [];
+		for (const [, node, table] of markdown.matchAll(
+			/<!-- fields: (\w+) -->\s*\n((?:\|.*\|\n?)+)/g,
+		)) {
+			const description = descriptions.find((candidate) => candidate.name === node);
+			const named = new Set(italics(table).flatMap((span) => span.split(/\s+→\s+/)));
+			for (const property of allProperties(description?.properties ?? [])) {
+				const versions = property.displayOptions?.show?.['@version'];
+				const firstVersionOnly = versions?.length === 1 && versions[0] === 1;
+				if (property.type === 'notice' || firstVersionOnly) continue;
+				if (['Resource', 'Operation'].includes(property.displayName)) continue;
+				if (!named.has(property.displayName)) missing.push(`${node}: ${property.displayName}`);
+			}
+		}
+		expect([...new Set(missing)]).toEqual([]);
 	});
 });
 
