@@ -462,6 +462,25 @@ describe('README.md', () => {
 	});
 });
 
+describe('docs/ pictures', () => {
+	it('are each shown or linked by a page (the editor e2e refreshes them; an unlinked one is stale)', () => {
+		const linked = new Set(
+			PAGES.flatMap((page) =>
+				links(read(page))
+					.filter((target) => !/^(https?|mailto):/.test(target))
+					.map((target) =>
+						path.relative(ROOT, path.resolve(ROOT, path.dirname(page), target.split('#')[0])),
+					),
+			),
+		);
+		const unlinked = readdirSync(path.join(ROOT, 'docs'))
+			.filter((file) => /\.(png|jpe?g|gif|svg)$/.test(file))
+			.map((file) => `docs/${file}`)
+			.filter((file) => !linked.has(file));
+		expect(unlinked).toEqual([]);
+	});
+});
+
 describe('docs/nodes.md → Errors', () => {
 	/** Every code a failed item, a node error or an artifact_error can carry: the service's codes, which the nodes
 	 * pass on, and each `code: '…'` the nodes' source sets (a conditional one gives both of its codes). */
