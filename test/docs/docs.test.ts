@@ -1,8 +1,11 @@
-// Every statement of README.md, docs/*.md and examples/README.md that the code can check: links and anchors resolve,
-// repository paths exist, `npm run` scripts exist, node fields and options are named as the built nodes name them
-// (n8n's own UI names are listed below), field tables give the nodes' defaults, and README → Install's commands agree
-// with each other. A UI name is written in italics (*Wait Mode*, *Options* → *Max Wait (Seconds)*), so a renamed field
-// or a page that uses italics for anything else fails here.
+// Every statement of README.md, docs/*.md, examples/README.md and test/README.md that the code can check: links and
+// anchors resolve, every picture under docs/ is shown somewhere, repository paths exist, `npm run` scripts exist, node
+// fields and options are named as the built nodes name them (n8n's own UI names are listed below), a default stated
+// beside a field name is the node's, field tables give the nodes' defaults and name every field, the node reference
+// names every error code the nodes can emit, and README → Install's commands agree with each other and with
+// `npm run pack:n8n`. A UI name is written in italics (*Wait Mode*, *Options* → *Max Wait (Seconds)*), so a renamed
+// field or a page that uses italics for anything else fails here; bold names are checked where they can only be field
+// names (**Options → X**) or are a field name cut short (**Max Wait** for *Max Wait (Seconds)*).
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
@@ -20,6 +23,7 @@ const PAGES = [
 		.filter((file) => file.endsWith('.md'))
 		.map((file) => `docs/${file}`),
 	'examples/README.md',
+	'test/README.md',
 ];
 const MAX_README_LINES = 250;
 
