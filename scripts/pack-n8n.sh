@@ -10,4 +10,4 @@ rm -f "$tarball"
 npm run build --silent
 packed="$(npm pack --silent)"
 mv "$packed" "$tarball"
-echo "$tarball ($(($(stat -c %s "$tarball") / 1024)) KiB): README → Install says how to put it into your n8n"
+echo "$tarball ($(($(wc -c <"$tarball") / 1024)) KiB): README → Install says how to put it into your n8n"

@@ -43,7 +43,7 @@ export function requireListPage(
 		code: 'invalid_list_answer',
 		message: 'The service answered GET /transcriptions with something that is not a list of jobs',
 		description:
-			'A list of jobs has an "items" array and a "total" count. Check that the credential\'s Base URL is the address of the Transcription Service API itself, not of another service or of a proxy that changes its answers.',
+			'The service lists jobs as a JSON object with an "items" array and a "total" count. Check that the credential\'s Base URL and Path Prefix point at the Transcription Service API, not at a proxy or another server, then run it again.',
 		itemIndex,
 	});
 }

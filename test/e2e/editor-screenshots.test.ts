@@ -1,7 +1,8 @@
 // The nodes in the real n8n editor, photographed with Debian's chromium through playwright-core
 // (never a downloaded browser). Pictures go to test/e2e/.work/screenshots/<version>/; with
-// E2E_UPDATE_SCREENSHOTS=1 they also replace the ones under docs/ that the README shows: the nodes, a finished run
-// of the form example (its four files), and the Wait Mode choice.
+// E2E_UPDATE_SCREENSHOTS=1 they also replace the ones under docs/ that the README and docs/ pages show: the nodes (the
+// Polling Trigger included), the credential, a finished run of the form example (its four files), and the Wait Mode
+// choice. The docs test fails on a picture under docs/ that no page links.
 // The Job field (node version 2) is used as a person would: its From List search through n8n's own editor endpoint,
 // a job picked in the editor, saved and run.
 import { existsSync } from 'node:fs';
@@ -13,7 +14,11 @@ import { chromium } from 'playwright-core';
 import { SandboxAdmin } from '../../sandbox/admin-client';
 import { ARTIFACT_FORMATS } from '../../src/artifacts';
 import { makeWav } from '../support/fixtures/media';
-import { CREDENTIAL_TYPE, SANDBOX_TEST_KEY_CREDENTIAL } from '../support/n8n/environment';
+import {
+	CREDENTIAL_TYPE,
+	SANDBOX_CREDENTIAL,
+	SANDBOX_TEST_KEY_CREDENTIAL,
+} from '../support/n8n/environment';
 import {
 	executionIds,
 	failureOf,
@@ -27,7 +32,7 @@ import { waitFor } from '../support/n8n/processes';
 import { OWNER } from '../support/n8n/rest';
 import { suiteHandles, WORKFLOW_IDS } from '../support/n8n/suite';
 import { REPO_ROOT, WORK_DIR } from '../support/n8n/versions';
-import { loadFixture } from '../support/n8n/workflows';
+import { EXAMPLES, loadExample, loadFixture } from '../support/n8n/workflows';
 
 const { context, api } = suiteHandles();
 const CHROMIUM = '/usr/bin/chromium';
@@ -451,6 +456,38 @@ describeWithChromium(`Editor screenshots in n8n ${context.n8nVersion}`, () => {
 		await openNode('On Transcription Completed');
 		await save('node-trigger');
 		await closeNode();
+	});
+
+	it('shows the Polling Trigger of the polling example and the credential', async () => {
+		const example = loadExample(EXAMPLES.polling);
+		const workflowId = await api.createWorkflow({
+			name: example.name,
+			nodes: example.nodes,
+			connections: example.connections,
+			settings: example.settings ?? {},
+		});
+		await openWorkflow(workflowId);
+		await openNode('Finished Transcriptions');
+		await save('node-polling-trigger');
+		await closeNode();
+
+		// A taller window, so the dialog shows all five fields.
+		await page.setViewportSize({ width: 1440, height: 1100 });
+		let shown: string;
+		try {
+			await page.goto(`${context.n8nBaseUrl}/home/credentials/${SANDBOX_CREDENTIAL.id}`);
+			const dialog = page.locator('[data-test-id="editCredential-modal"]');
+			await dialog.waitFor({ timeout: 60_000 });
+			await page.waitForTimeout(800);
+			shown = await dialog.innerText();
+			await save('credential', [dialog]);
+			await page.keyboard.press('Escape');
+		} finally {
+			await page.setViewportSize({ width: 1440, height: 900 });
+		}
+
+		for (const field of ['API Key', 'Signing Secret', 'Base URL', 'Path Prefix'])
+			expect(shown).toContain(field);
 	});
 
 	it('shows the Wait Mode choice of Transcribe and Download with what each mode means', async () => {
