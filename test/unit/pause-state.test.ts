@@ -1,5 +1,7 @@
 // A paused Transcribe and Download without I/O: what it stores in n8n (pause-record.ts), what one process remembers
 // (ledger.ts), what each request decides (decision.ts), and when its watcher checks (watcher.ts).
+import type { Logger } from 'n8n-workflow';
+
 import type { PublicTranscriptionResponse } from '../../src/api';
 import {
 	checkResumesFrom,
@@ -29,6 +31,8 @@ import {
 	checkTimes,
 	DEADLINE_SKEW_MS,
 	MAX_CHECK_INTERVAL_MS,
+	startWatcher,
+	type WatcherSetup,
 } from '../../nodes/TranscriptionService/actions/transcription/transcribeAndDownload/watcher';
 
 const NODE = 'node-1';
@@ -280,6 +284,95 @@ describe('the ledger of a paused execution in one process', () => {
 		const soonest = ledgerOf('execution-soonest', Date.now() + 1000);
 		for (let index = 0; index < MAX_LEDGERS; index++) ledgerOf(`execution-many-${index}`, FOREVER);
 		expect(ledgerOf('execution-soonest', FOREVER)).not.toBe(soonest);
+		for (let index = 0; index < MAX_LEDGERS; index++) forgetLedger(`execution-many-${index}`);
+	});
+
+	describe('at MAX_LEDGERS', () => {
+		const HOUR = 60 * 60 * 1000;
+		const quiet = { warn: () => undefined } as unknown as Logger;
+		/** A paused execution this process watches (its first check an hour away). */
+		const watched = (executionId: string, forgetAtMs: number, answer: unknown = {}) => {
+			const ledger = ledgerOf(executionId, forgetAtMs);
+			startWatcher(watcherOf(ledger, HOUR, async () => answer));
+			return ledger;
+		};
+		const watcherOf = (
+			ledger: ReturnType<typeof ledgerOf>,
+			firstInMs: number,
+			httpRequest: WatcherSetup['httpRequest'],
+		): WatcherSetup => ({
+			ledger,
+			resumeUrl: 'https://n8n.example.com/webhook-waiting/4711',
+			deadlineAtMs: Date.now() + 2 * HOUR,
+			firstInMs,
+			seenWaiting: true,
+			signingSecret: 'whsec_unit',
+			httpRequest,
+			logger: quiet,
+		});
+		const filled: string[] = [];
+		/** MAX_LEDGERS paused executions, each watched, forgotten in the order made (the first soonest). */
+		const fill = (count = MAX_LEDGERS) => {
+			const made = Array.from({ length: count }, (_, index) => {
+				const id = `execution-full-${filled.length}`;
+				filled.push(id);
+				return watched(id, Date.now() + HOUR + index);
+			});
+			return made;
+		};
+		afterEach(() => {
+			for (const id of filled.splice(0)) forgetLedger(id);
+		});
+
+		it('fit the paused executions of a queue-mode worker at bench P5 three times over', () => {
+			// 64 pauses a minute, each kept for Max Wait (30 min by default) + twice n8n's backstop.
+			const keptMinutes = 30 + (2 * BACKSTOP_MS) / 60_000;
+			expect(MAX_LEDGERS).toBeGreaterThanOrEqual(3 * 64 * keptMinutes);
+		});
+
+		it('a new pause gets its watcher, and the one next due for its Max Wait check keeps its own', () => {
+			const made = fill();
+			const newest = watched('execution-new-pause', Date.now() + 2 * HOUR);
+			filled.push('execution-new-pause');
+			expect(newest.watcher?.signal.aborted).toBe(false);
+			expect(made[0].watcher?.signal.aborted).toBe(false);
+			// The one evicted is the watched execution whose wait ends last.
+			expect(made.filter((ledger) => ledger.watcher?.signal.aborted !== false)).toEqual([
+				made.at(-1),
+			]);
+		});
+
+		it('drops first a ledger that no longer needs watching, never one that is resuming', () => {
+			const resuming = ledgerOf('execution-resuming', Date.now() + HOUR / 2);
+			resuming.resuming = true;
+			const unwatched = ledgerOf('execution-unwatched', Date.now() + 3 * HOUR);
+			filled.push('execution-resuming', 'execution-unwatched');
+			const made = fill(MAX_LEDGERS - 2);
+			watched('execution-new-pause', Date.now() + 2 * HOUR);
+			filled.push('execution-new-pause');
+			expect(made.every((ledger) => ledger.watcher?.signal.aborted === false)).toBe(true);
+			expect(ledgerOf('execution-resuming', FOREVER)).toBe(resuming);
+			expect(ledgerOf('execution-unwatched', FOREVER)).not.toBe(unwatched);
+		});
+
+		it('a watcher that hears the execution no longer waits drops its ledger', async () => {
+			const ledger = ledgerOf('execution-resumed-elsewhere', FOREVER);
+			filled.push('execution-resumed-elsewhere');
+			startWatcher(
+				watcherOf(ledger, 1, async () => ({
+					statusCode: 409,
+					body: { code: 409, message: 'The execution "4711 has finished already.' },
+				})),
+			);
+			for (
+				let turn = 0;
+				turn < 200 && ledgerOf('execution-resumed-elsewhere', FOREVER) === ledger;
+				turn++
+			) {
+				await new Promise((resolve) => setTimeout(resolve, 10));
+			}
+			expect(ledgerOf('execution-resumed-elsewhere', FOREVER)).not.toBe(ledger);
+		});
 	});
 
 	it('runs the requests of one execution one after the other', async () => {

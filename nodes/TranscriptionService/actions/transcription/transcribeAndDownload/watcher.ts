@@ -11,7 +11,7 @@ import type { IHttpRequestOptions, Logger } from 'n8n-workflow';
 
 import { buildPauseCheck } from '../../../../../src/webhooks';
 import { abortableSleep } from '../../../../shared/abortable-sleep';
-import type { Ledger } from './ledger';
+import { forgetLedger, isKept, type Ledger } from './ledger';
 
 /** The pauser's first check: late enough for n8n to have saved the execution as waiting. */
 export const FIRST_CHECK_MS = 5_000;
@@ -29,9 +29,6 @@ const MAX_UNREACHABLE = 3;
 const CHECK_TIMEOUT_MS = 120_000;
 /** A timer waits at most 2^31 − 1 ms (about 24.8 days); a longer wait sleeps in parts. */
 const MAX_SLEEP_MS = 24 * 60 * 60 * 1000;
-const MAX_WATCHERS = 1000;
-
-let watchers = 0;
 
 /** The field by which a check's answer says it comes from this node (and not from n8n). */
 export const CHECK_ANSWER_KEY = 'pause_check';
@@ -96,22 +93,28 @@ export interface WatcherSetup {
 	logger: Logger;
 }
 
-/** Starts the watcher of this execution in this process, unless it has one (or MAX_WATCHERS run). */
+/**
+ * Starts the watcher of this execution in this process, unless it has one. Only a kept ledger gets one, so there are
+ * never more watchers than MAX_LEDGERS, and dropping a ledger stops its watcher.
+ */
 export function startWatcher(setup: WatcherSetup): void {
 	const { ledger } = setup;
-	if (ledger.watcher || watchers >= MAX_WATCHERS) return;
+	if (ledger.watcher || !isKept(ledger)) return;
 	const abort = new AbortController();
 	ledger.watcher = abort;
-	watchers++;
 	void watch(setup, abort.signal)
+		.then((over) => {
+			// Nothing left to know of an execution that no longer waits, unless this process is collecting its results.
+			if (over && !ledger.resuming && isKept(ledger)) forgetLedger(ledger.executionId);
+		})
 		.catch(() => undefined)
 		.finally(() => {
-			watchers--;
 			if (ledger.watcher === abort) ledger.watcher = undefined;
 		});
 }
 
-async function watch(setup: WatcherSetup, signal: AbortSignal): Promise<void> {
+/** Resolves true when the execution no longer waits (resumed, or n8n says so). */
+async function watch(setup: WatcherSetup, signal: AbortSignal): Promise<boolean> {
 	const { ledger, logger } = setup;
 	let seenWaiting = setup.seenWaiting;
 	let unreachable = 0;
@@ -123,12 +126,12 @@ async function watch(setup: WatcherSetup, signal: AbortSignal): Promise<void> {
 	});
 	for (const at of times) {
 		while (Date.now() < at) await abortableSleep(Math.min(at - Date.now(), MAX_SLEEP_MS), signal);
-		if (signal.aborted) return;
+		if (signal.aborted) return false;
 		const { outcome, detail } = await sendCheck(setup);
-		if (outcome === 'resumed' || outcome === 'not_paused') return;
+		if (outcome === 'resumed' || outcome === 'not_paused') return true;
 		if (outcome === 'not_waiting') {
 			// Before the execution was ever seen waiting, n8n's 409 may only mean it is still being saved.
-			if (seenWaiting || ++notWaiting >= MAX_UNREACHABLE) return;
+			if (seenWaiting || ++notWaiting >= MAX_UNREACHABLE) return true;
 			continue;
 		}
 		if (outcome === 'unreachable') {
@@ -136,11 +139,12 @@ async function watch(setup: WatcherSetup, signal: AbortSignal): Promise<void> {
 			logger.warn(
 				`Transcription Service: the paused execution ${ledger.executionId} could not be checked at its resume URL ${setup.resumeUrl} (${detail}); it resumes on its jobs' completion events, or when n8n ends the wait ${BACKSTOP_MS / 60_000} minutes after Max Wait`,
 			);
-			return;
+			return false;
 		}
 		seenWaiting = true;
 		unreachable = 0;
 	}
+	return false;
 }
 
 async function sendCheck(setup: WatcherSetup): Promise<{ outcome: CheckOutcome; detail: string }> {
