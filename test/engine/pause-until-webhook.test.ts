@@ -575,6 +575,59 @@ describe('the watcher: a completion event that never reaches the node', () => {
 		expect(run.output().map((item) => item.json.status)).toEqual(['completed', 'completed']);
 	}, 90_000);
 
+	it("keeps checking through a redeploy — n8n starting up, the node unable to verify, a load balancer's 503 — and resumes once n8n is back", async () => {
+		const { run, jobIds } = await pauseHeld({
+			parameters: transcribe('pauseUntilWebhook'),
+			input: await mediaItems(FILES.slice(0, 2)),
+			frontDoor: true,
+		});
+		const router = run.frontDoor!;
+		run.startingUp = true;
+		await completeJobs(jobIds);
+		await until('both events answered by n8n itself', async () => {
+			const answered = (await env.admin.webhookDeliveries()).filter(
+				(delivery) =>
+					delivery.status_code === 200 && jobIds.some((id) => delivery.body.includes(id)),
+			);
+			return answered.length >= 2 ? true : undefined;
+		});
+		const checks = () => run.calls.filter((call) => call.kind === 'check');
+		await until('a check answered by n8n starting up', () =>
+			checks().length >= 1 ? true : undefined,
+		);
+		run.startingUp = false;
+		run.credentialsUndecryptable = true;
+		await until(
+			"a check answered by the node's own error",
+			() => (checks().some((call) => call.status === 500) ? true : undefined),
+			60_000,
+		);
+		run.credentialsUndecryptable = false;
+		router.outage = 'unavailable';
+		const refusedChecks = () =>
+			router.records.filter(
+				(record) => record.target === 'none' && record.status === 503 && record.eventId === null,
+			);
+		await until(
+			'two checks answered 503 by the load balancer',
+			() => (refusedChecks().length >= 2 ? true : undefined),
+			90_000,
+		);
+		router.outage = undefined;
+
+		await within(run.finished(), 120_000);
+		expect(run.errors).toEqual([]);
+		const [startingUp, failed] = checks();
+		expect([startingUp.status, startingUp.response]).toEqual([200, undefined]);
+		expect([failed.status, failed.response]).toEqual([
+			500,
+			{ error: 'internal_error', pause_check: 'failed' },
+		]);
+		expect(refusedChecks()).toHaveLength(2);
+		expect(run.calls.filter((call) => call.resumed).map((call) => call.kind)).toEqual(['check']);
+		expect(run.output().map((item) => item.json.status)).toEqual(['completed', 'completed']);
+	}, 300_000);
+
 	it('every job ended before the execution was saved waiting (n8n answered 409, which the service does not repeat): the first check resumes', async () => {
 		const { accountId, credentials } = await freshAccount();
 		// Each upload takes 3.5 s and each job is completed as soon as it exists: every job ends while a later item

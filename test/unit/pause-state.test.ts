@@ -26,6 +26,7 @@ import {
 	type PauseRecord,
 } from '../../nodes/TranscriptionService/actions/transcription/transcribeAndDownload/pause-record';
 import {
+	afterCheck,
 	BACKSTOP_MS,
 	checkOutcome,
 	checkTimes,
@@ -33,6 +34,7 @@ import {
 	MAX_CHECK_INTERVAL_MS,
 	startWatcher,
 	type WatcherSetup,
+	type WatchState,
 } from '../../nodes/TranscriptionService/actions/transcription/transcribeAndDownload/watcher';
 
 const NODE = 'node-1';
@@ -426,8 +428,82 @@ describe('the watcher', () => {
 		expect(checkOutcome(404, { code: 404, message: 'The execution "7" does not exist.' })).toBe(
 			'not_waiting',
 		);
+		expect(checkOutcome(500, { error: 'internal_error', pause_check: 'failed' })).toBe('failed');
 		expect(checkOutcome(401, { error: 'signature_mismatch' })).toBe('unreachable');
 		expect(checkOutcome(502, undefined)).toBe('unreachable');
+		expect(checkOutcome(200, { message: 'n8n is starting up. Please wait' })).toBe('unreachable');
+		expect(checkOutcome(500, { code: 0, message: 'Internal error' })).toBe('unreachable');
 		expect(checkOutcome(200, { pause_check: 'made up' })).toBe('unreachable');
+	});
+
+	describe('after each check: stop only on a final answer, else the next check', () => {
+		const deadlineAtMs = 30 * 60 * 1000;
+		const times = checkTimes({ startMs: 0, firstInMs: 5000, deadlineAtMs });
+		const watching = (seenWaiting = false): WatchState => ({
+			startedAtMs: 0,
+			seenWaiting,
+			unanswered: 0,
+			warned: false,
+		});
+		const next = (atMs: number, warn = false) => ({ action: 'check', atMs, warn });
+
+		it('no answer from this node (a proxy, n8n starting up, its own failure): tries again 5, 10, 20, 40, 60 s later, never after the next scheduled check, and warns once', () => {
+			const state = watching();
+			const steps = [
+				afterCheck(times, state, 'unreachable', 5_000),
+				afterCheck(times, state, 'unreachable', 10_000),
+				afterCheck(times, state, 'failed', 20_000),
+				afterCheck(times, state, 'unreachable', 40_000),
+				afterCheck(times, state, 'unreachable', 65_000),
+				afterCheck(times, state, 'unreachable', 125_000),
+				afterCheck(times, state, 'unreachable', 185_000),
+			];
+			expect(steps).toEqual([
+				next(10_000),
+				next(20_000),
+				next(40_000, true),
+				next(65_000),
+				next(125_000),
+				next(185_000),
+				next(200_000),
+			]);
+			// An answer from the node: back on the schedule, and the next failure starts again at 5 s.
+			expect(afterCheck(times, state, 'waiting', 200_000)).toEqual(next(605_000));
+			expect(afterCheck(times, state, 'unreachable', 605_000)).toEqual(next(610_000));
+		});
+
+		it('unanswered to the end: tried again until the last deadline check, then it stops', () => {
+			const state = watching(true);
+			const last = times.at(-1) as number;
+			expect(afterCheck(times, state, 'unreachable', deadlineAtMs)).toEqual(
+				next(deadlineAtMs + 5_000),
+			);
+			Object.assign(state, { unanswered: 10, warned: true });
+			expect(afterCheck(times, state, 'unreachable', last - 1_000)).toEqual(next(last));
+			expect(afterCheck(times, state, 'unreachable', last)).toEqual({
+				action: 'stop',
+				over: false,
+			});
+		});
+
+		it("stops on this node's resumed or not_paused, and on n8n's not-waiting once the execution was seen waiting", () => {
+			const over = { action: 'stop', over: true };
+			expect(afterCheck(times, watching(), 'resumed', 5_000)).toEqual(over);
+			expect(afterCheck(times, watching(), 'not_paused', 5_000)).toEqual(over);
+			expect(afterCheck(times, watching(true), 'not_waiting', 5_000)).toEqual(over);
+			// Not seen waiting yet: n8n may still be saving it; a minute after the pause its answer is final.
+			const state = watching();
+			expect(afterCheck(times, state, 'not_waiting', 5_000)).toEqual(next(20_000));
+			expect(afterCheck(times, state, 'not_waiting', 20_000)).toEqual(next(65_000));
+			expect(afterCheck(times, state, 'not_waiting', 65_000)).toEqual(over);
+			// The node's own failure (500 with pause_check) means n8n ran it: the execution was waiting.
+			const failedOnce = watching();
+			afterCheck(times, failedOnce, 'failed', 5_000);
+			expect(afterCheck(times, failedOnce, 'not_waiting', 10_000)).toEqual(over);
+			// A proxy's answer proves nothing.
+			const proxied = watching();
+			afterCheck(times, proxied, 'unreachable', 5_000);
+			expect(afterCheck(times, proxied, 'not_waiting', 10_000)).toEqual(next(20_000));
+		});
 	});
 });

@@ -19,6 +19,7 @@ import type {
 
 import type { PublicTranscriptionResponse as JobSnapshot } from '../../../../../src/api';
 import type { RetryPolicy } from '../../../../../src/client';
+import { isPauseCheck } from '../../../../../src/webhooks';
 import type { ItemError } from '../../../../shared/errors';
 import { TranscriptionServiceClient } from '../../../../shared/transport';
 import { signingSecrets } from '../../../../shared/webhook-request';
@@ -76,8 +77,10 @@ export async function resumeOnRequest(this: IWebhookFunctions): Promise<IWebhook
 		this.logger.error(
 			`Transcription Service: a resume request failed and the execution keeps waiting: ${(error as Error).message}`,
 		);
-		// 5xx: the service delivers the event again later; a check tries again.
-		answer(500, { error: 'internal_error' });
+		// 5xx: the service delivers the event again later; a check tries again, knowing the execution still waits.
+		const failed: CheckAnswer = 'failed';
+		const check = isPauseCheck(this.getHeaderData()) ? { [CHECK_ANSWER_KEY]: failed } : {};
+		answer(500, { error: 'internal_error', ...check });
 		return { noWebhookResponse: true };
 	}
 }

@@ -4,9 +4,11 @@
 // check, which resumes it whatever the jobs say. The process that paused the execution starts one right after the
 // pause; a process that answered a request for it without resuming starts one too, in case the first one restarted.
 //
-// It stops when a check resumed the execution, when n8n answers that the execution is not waiting (404/409 from n8n
-// itself, not from this node), after MAX_UNREACHABLE failures in a row to reach the URL (one warning in the log), and
-// after the deadline check. n8n's own timeout (Max Wait + BACKSTOP_MS) ends the wait only when no watcher is left.
+// It stops only on a final answer: a check resumed the execution, the node says the execution is not its pause, or
+// n8n answers that the execution is not waiting (404/409 from n8n itself, not from this node) once it was seen
+// waiting. A check that gets no answer from this node (a proxy's 502/503/504, n8n's "starting up", the node's own
+// failure) is tried again soon, backing off, until the schedule ends (one warning in the log). n8n's own timeout
+// (Max Wait + the backstop) ends the wait only when no watcher is left.
 import type { IHttpRequestOptions, Logger } from 'n8n-workflow';
 
 import { buildPauseCheck } from '../../../../../src/webhooks';
@@ -24,7 +26,13 @@ export const BACKSTOP_MS = 10 * 60 * 1000;
 /** A check this close to Max Wait is taken as the deadline check (processes' clocks differ a little). */
 export const DEADLINE_SKEW_MS = 5_000;
 const DEADLINE_RETRY_MS = 30_000;
-const MAX_UNREACHABLE = 3;
+/** A check this node did not answer is tried again after this long, doubling up to RETRY_MAX_MS. */
+const RETRY_FIRST_MS = 5_000;
+const RETRY_MAX_MS = 60_000;
+/** Unanswered checks in a row before the log says so, once per watcher (one is a blip). */
+const WARN_AFTER_UNANSWERED = 3;
+/** n8n saves a paused execution within seconds: its "not waiting" this long after the watcher started is final. */
+const SAVED_WITHIN_MS = 60_000;
 /** The node reads every pending job before answering a deadline check. */
 const CHECK_TIMEOUT_MS = 120_000;
 /** A timer waits at most 2^31 − 1 ms (about 24.8 days); a longer wait sleeps in parts. */
@@ -33,7 +41,9 @@ const MAX_SLEEP_MS = 24 * 60 * 60 * 1000;
 /** The field by which a check's answer says it comes from this node (and not from n8n). */
 export const CHECK_ANSWER_KEY = 'pause_check';
 
-export type CheckAnswer = 'resumed' | 'resuming' | 'waiting' | 'read_failed' | 'not_paused';
+/** `failed`: the node's own answer 500 (it caught an error and keeps the execution waiting). */
+export type CheckAnswer =
+	'resumed' | 'resuming' | 'waiting' | 'read_failed' | 'not_paused' | 'failed';
 
 export type CheckOutcome = CheckAnswer | 'not_waiting' | 'unreachable';
 
@@ -51,6 +61,7 @@ const CHECK_ANSWERS: ReadonlySet<string> = new Set<CheckAnswer>([
 	'waiting',
 	'read_failed',
 	'not_paused',
+	'failed',
 ]);
 
 /**
@@ -113,36 +124,81 @@ export function startWatcher(setup: WatcherSetup): void {
 		});
 }
 
+/** What a watcher knows between its checks. */
+export interface WatchState {
+	startedAtMs: number;
+	/** n8n ran this node for one of this process's requests: its "not waiting" is then final. */
+	seenWaiting: boolean;
+	/** Checks in a row that this node did not answer (or answered with its own failure). */
+	unanswered: number;
+	warned: boolean;
+}
+
+/** Stop (`over`: the execution no longer waits; else the schedule ended), or check at `atMs`. */
+export type WatchStep =
+	{ action: 'stop'; over: boolean } | { action: 'check'; atMs: number; warn: boolean };
+
+/** After a check: stop, or when to check next (`times`: the schedule, checkTimes). */
+export function afterCheck(
+	times: readonly number[],
+	state: WatchState,
+	outcome: CheckOutcome,
+	nowMs: number,
+): WatchStep {
+	if (outcome === 'resumed' || outcome === 'not_paused') return { action: 'stop', over: true };
+	if (outcome === 'not_waiting') {
+		// Before the execution was ever seen waiting, n8n's 409 may only mean it is still being saved.
+		if (state.seenWaiting || nowMs - state.startedAtMs >= SAVED_WITHIN_MS) {
+			return { action: 'stop', over: true };
+		}
+	} else if (outcome !== 'unreachable') {
+		state.seenWaiting = true;
+	}
+	const scheduledAtMs = times.find((atMs) => atMs > nowMs);
+	if (outcome !== 'unreachable' && outcome !== 'failed') {
+		state.unanswered = 0;
+		return scheduledAtMs === undefined
+			? { action: 'stop', over: false }
+			: { action: 'check', atMs: scheduledAtMs, warn: false };
+	}
+	state.unanswered++;
+	const retryAtMs = nowMs + Math.min(RETRY_FIRST_MS * 2 ** (state.unanswered - 1), RETRY_MAX_MS);
+	const lastAtMs = times.at(-1) ?? nowMs;
+	if (scheduledAtMs === undefined && retryAtMs > lastAtMs) return { action: 'stop', over: false };
+	const warn = !state.warned && state.unanswered >= WARN_AFTER_UNANSWERED;
+	if (warn) state.warned = true;
+	return { action: 'check', atMs: Math.min(retryAtMs, scheduledAtMs ?? retryAtMs), warn };
+}
+
 /** Resolves true when the execution no longer waits (resumed, or n8n says so). */
 async function watch(setup: WatcherSetup, signal: AbortSignal): Promise<boolean> {
 	const { ledger, logger } = setup;
-	let seenWaiting = setup.seenWaiting;
-	let unreachable = 0;
-	let notWaiting = 0;
+	const startedAtMs = Date.now();
 	const times = checkTimes({
-		startMs: Date.now(),
+		startMs: startedAtMs,
 		firstInMs: setup.firstInMs,
 		deadlineAtMs: setup.deadlineAtMs,
 	});
-	for (const at of times) {
-		while (Date.now() < at) await abortableSleep(Math.min(at - Date.now(), MAX_SLEEP_MS), signal);
+	const state: WatchState = {
+		startedAtMs,
+		seenWaiting: setup.seenWaiting,
+		unanswered: 0,
+		warned: false,
+	};
+	let atMs = times[0];
+	while (atMs !== undefined) {
+		while (Date.now() < atMs)
+			await abortableSleep(Math.min(atMs - Date.now(), MAX_SLEEP_MS), signal);
 		if (signal.aborted) return false;
 		const { outcome, detail } = await sendCheck(setup);
-		if (outcome === 'resumed' || outcome === 'not_paused') return true;
-		if (outcome === 'not_waiting') {
-			// Before the execution was ever seen waiting, n8n's 409 may only mean it is still being saved.
-			if (seenWaiting || ++notWaiting >= MAX_UNREACHABLE) return true;
-			continue;
-		}
-		if (outcome === 'unreachable') {
-			if (++unreachable < MAX_UNREACHABLE) continue;
+		const step = afterCheck(times, state, outcome, Date.now());
+		if (step.action === 'stop') return step.over;
+		if (step.warn) {
 			logger.warn(
-				`Transcription Service: the paused execution ${ledger.executionId} could not be checked at its resume URL ${setup.resumeUrl} (${detail}); it resumes on its jobs' completion events, or when n8n ends the wait ${BACKSTOP_MS / 60_000} minutes after Max Wait`,
+				`Transcription Service: the paused execution ${ledger.executionId} could not be checked at its resume URL ${setup.resumeUrl} (${detail}); it keeps trying until ${new Date(times.at(-1) as number).toISOString()}, and resumes on its jobs' completion events meanwhile`,
 			);
-			return false;
 		}
-		seenWaiting = true;
-		unreachable = 0;
+		atMs = step.atMs;
 	}
 	return false;
 }
