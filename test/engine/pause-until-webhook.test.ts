@@ -5,6 +5,7 @@
 import type { INodeExecutionData, INodeParameters } from 'n8n-workflow';
 
 import { SandboxAdmin } from '../../sandbox/admin-client';
+import { DEFAULT_RATE_LIMITS } from '../../sandbox/rate-limit';
 import { startSandbox } from '../../sandbox/server';
 import type { PublicTranscriptionWebhookEvent } from '../../src/api';
 import { buildSignedDelivery } from '../../src/service';
@@ -17,6 +18,7 @@ import {
 	runWorkflow,
 	type TestCredentials,
 } from '../support/engine/harness';
+import { wavItems } from '../support/engine/batch-runs';
 import { useEngineSandbox } from '../support/engine/engine-sandbox';
 import { actOnNewJobs } from '../support/sandbox/client';
 import { PausedRun, type PausedRunOptions } from '../support/engine/waiting-harness';
@@ -80,6 +82,9 @@ const statusRequests = () =>
 	env.proxy.exchanges.filter(
 		(exchange) => exchange.method === 'GET' && /\/transcriptions\/[^/?]+(\?|$)/.test(exchange.url),
 	);
+/** Status requests the service answered (200, or 304 for an unchanged job): not refused with 429. */
+const statusReads = () =>
+	statusRequests().filter((exchange) => exchange.status === 200 || exchange.status === 304);
 /** GET /transcriptions/{id}/artifact[.ext]: one download. */
 const artifactRequests = () =>
 	env.proxy.exchanges.filter(
@@ -355,6 +360,93 @@ describe('when Max Wait runs out: the deadline check', () => {
 		expect(third.pairedItem).toEqual({ item: 2 });
 		await env.admin.releaseJob(jobIds[2]);
 	});
+});
+
+describe('the deadline check of a large batch under the rate limit', () => {
+	afterEach(async () => {
+		await env.admin.setRateLimits(DEFAULT_RATE_LIMITS);
+	});
+
+	it('100 items, 89 still running, 30 status reads per 20 s: it reads each running job once over its retries, then resumes', async () => {
+		// Writes and downloads unlimited, status reads 30 per 20 s window: one try of the deadline check (2 s at most for
+		// a window) reads a window's worth, never all 89.
+		await env.admin.setRateLimits({
+			windowSeconds: 20,
+			perTier: { premium: 10_000, platinum: 10_000 },
+			readsMultiplier: 0.003,
+		});
+		const maxWaitSeconds = 20;
+		const { run, accountId, jobIds } = await pauseHeld({
+			parameters: transcribe('pauseUntilWebhook', {
+				formats: ['srt'],
+				options: { maxWaitSeconds },
+			}),
+			input: await wavItems(100, 'deadline'),
+		});
+		const deadlineAtMs = Date.parse(
+			(run.storedItems()[0].json.error as { pause: { deadline_at: string } }).pause.deadline_at,
+		);
+		expect(jobIds).toHaveLength(100);
+		// Every tenth job completes before Max Wait (its event comes), the others are still running at Max Wait.
+		const endedEarly = jobIds.filter((_, index) => index % 10 === 0);
+		await completeJobs(endedEarly);
+		await until('Max Wait', () => (Date.now() >= deadlineAtMs ? true : undefined), 60_000);
+		const readsBeforeDeadline = statusReads().length;
+		const deadlineAnswer = (call: (typeof run.calls)[number]) =>
+			call.kind === 'check' && call.receivedAtMs >= deadlineAtMs - 5_000;
+		await until('a deadline check answered 503', () =>
+			run.calls.some((call) => deadlineAnswer(call) && call.status === 503) ? true : undefined,
+		);
+		// A job the deadline check read still running completes before the check is done: its event tells.
+		const endedAfterRead = jobIds[1];
+		await env.admin.completeJob(endedAfterRead);
+
+		await within(run.finished(), 300_000);
+		expect(run.errors).toEqual([]);
+		const deadlineChecks = run.calls.filter(deadlineAnswer);
+		expect(deadlineChecks.at(-1)).toMatchObject({ status: 200, resumed: true });
+		for (const call of deadlineChecks.slice(0, -1)) {
+			expect([call.status, call.response]).toEqual([
+				503,
+				{ error: 'status_unavailable', pause_check: 'read_failed' },
+			]);
+		}
+		const output = run.output();
+		expect(output).toHaveLength(100);
+		const completed = new Set([...endedEarly, endedAfterRead]);
+		const jobs = new Map(
+			(await env.admin.records(accountId)).jobs.map((job) => [job.job_id, job.status]),
+		);
+		for (const [index, item] of output.entries()) {
+			const jobId = jobIds[index];
+			expect(item.pairedItem).toEqual({ item: index });
+			if (completed.has(jobId)) {
+				expect([item.json.job_id, item.json.status]).toEqual([jobId, 'completed']);
+				expect(Object.keys(item.binary ?? {})).toEqual(['srt']);
+			} else {
+				expect(Object.keys(item.json)).toEqual(['error']);
+				expect(item.json.error).toMatchObject({
+					code: 'max_wait_exceeded',
+					job_id: jobId,
+					status: jobs.get(jobId),
+				});
+			}
+		}
+		// Each job still running at Max Wait read once by the deadline check, each job whose end only its event told
+		// read once for its output, and each event after Max Wait reads at most the first job still running.
+		const eventsAfterDeadline = eventCalls(run).filter(
+			(call) => call.receivedAtMs >= deadlineAtMs,
+		).length;
+		expect(statusReads().length - readsBeforeDeadline).toBeLessThanOrEqual(
+			89 + completed.size + eventsAfterDeadline,
+		);
+		expect(artifactRequests()).toHaveLength(completed.size);
+		await Promise.all(
+			jobIds
+				.filter((jobId) => !completed.has(jobId))
+				.map(async (jobId) => await env.admin.releaseJob(jobId)),
+		);
+	}, 420_000);
 });
 
 describe("when no watcher is left: n8n's own timeout, Max Wait + 10 minutes", () => {

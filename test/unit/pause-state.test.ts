@@ -6,6 +6,8 @@ import type { PublicTranscriptionResponse } from '../../src/api';
 import {
 	checkResumesFrom,
 	hearEvent,
+	jobsToRead,
+	knownSnapshots,
 	learnSnapshot,
 	SETTLE_MS,
 	SETTLE_PER_DOWNLOAD_MS,
@@ -136,6 +138,40 @@ describe('the jobs a request reads: those not known to have ended, older first',
 	});
 });
 
+describe('the deadline check of a batch the rate limit lets it read only in part', () => {
+	const records = [0, 1, 2, 3].map((item) => record(item, `job_${'abcd'[item]}`));
+
+	it('reads on where its last try stopped: a job read still running at Max Wait is not read again', () => {
+		const ledger = freshLedger();
+		const deadline = check(0, true);
+		expect(jobsToRead(records, ledger, deadline)).toEqual(['job_a', 'job_b', 'job_c', 'job_d']);
+		// The first try read two jobs, then the rate limit stopped it.
+		learnSnapshot(ledger, snapshot('job_a', 'completed', 0));
+		ledger.runningAtDeadline.set('job_b', snapshot('job_b', 'processing', 0));
+		expect(jobsToRead(records, ledger, deadline)).toEqual(['job_c', 'job_d']);
+		expect(verdict(records, ledger, deadline)).toEqual({ action: 'wait', waitingFor: 2 });
+		// An event still reads every job not known to have ended, older first.
+		expect(jobsToRead(records, ledger, event('job_c', 1))).toEqual(['job_b', 'job_c', 'job_d']);
+	});
+
+	it('outputs the reading at Max Wait unless the end is known since; an end only an event told of is read again', () => {
+		const ledger = freshLedger();
+		learnSnapshot(ledger, snapshot('job_a', 'completed', 0));
+		ledger.runningAtDeadline.set('job_b', snapshot('job_b', 'processing', 0));
+		ledger.runningAtDeadline.set('job_c', snapshot('job_c', 'processing', 0));
+		ledger.runningAtDeadline.set('job_d', snapshot('job_d', 'processing', 0));
+		hearEvent(ledger, event('job_c', 2));
+		learnSnapshot(ledger, snapshot('job_d', 'failed', 3));
+		expect(knownSnapshots(ledger)).toEqual(
+			new Map([
+				['job_b', snapshot('job_b', 'processing', 0)],
+				['job_a', snapshot('job_a', 'completed', 0)],
+				['job_d', snapshot('job_d', 'failed', 3)],
+			]),
+		);
+	});
+});
+
 describe('the verdict', () => {
 	const records = [record(0, 'job_a'), record(1, 'job_b'), record(2, 'job_c')];
 	const learn = (ledger: ReturnType<typeof freshLedger>, ...jobs: Array<[string, number]>) => {
@@ -149,8 +185,13 @@ describe('the verdict', () => {
 		expect(verdict(records, ledger, check(2))).toEqual({ action: 'wait', waitingFor: 2 });
 	});
 
-	it('the deadline check resumes whatever the jobs say', () => {
-		expect(verdict(records, freshLedger(), check(0, true))).toEqual({ action: 'resume' });
+	it('the deadline check resumes whatever the jobs say, once it has read each one', () => {
+		const ledger = freshLedger();
+		expect(verdict(records, ledger, check(0, true))).toEqual({ action: 'wait', waitingFor: 3 });
+		learnSnapshot(ledger, snapshot('job_a', 'completed', 1));
+		ledger.runningAtDeadline.set('job_b', snapshot('job_b', 'processing', 0));
+		ledger.runningAtDeadline.set('job_c', snapshot('job_c', 'queued', 0));
+		expect(verdict(records, ledger, check(0, true))).toEqual({ action: 'resume' });
 	});
 
 	it('resumes on the event created last', () => {

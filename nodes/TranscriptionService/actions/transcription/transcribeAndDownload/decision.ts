@@ -15,8 +15,8 @@ import type { PauseRecord } from './pause-record';
 export type PauseRequest =
 	| { kind: 'event'; jobId: string; status: string; createdAt: string }
 	/**
-	 * `deadline`: Max Wait has run out, every job is read and the execution resumes whatever they say. `atMs`: when it
-	 * arrived (this process's clock).
+	 * `deadline`: Max Wait has run out; once every job is read (over as many tries as the rate limit takes) the
+	 * execution resumes whatever they say. `atMs`: when it arrived (this process's clock).
 	 */
 	| { kind: 'check'; deadline: boolean; atMs: number };
 
@@ -49,6 +49,20 @@ export function unknownJobs(records: readonly PauseRecord[], ledger: Ledger): st
 		.map((record) => record.job_id as string);
 }
 
+/**
+ * The jobs a request reads, older first: those not known to have ended; a deadline check leaves out those it read
+ * still running at Max Wait, so that each of its tries reads on from where the last one stopped.
+ */
+export function jobsToRead(
+	records: readonly PauseRecord[],
+	ledger: Ledger,
+	request: PauseRequest,
+): string[] {
+	const unknown = unknownJobs(records, ledger);
+	if (request.kind !== 'check' || !request.deadline) return unknown;
+	return unknown.filter((jobId) => !ledger.runningAtDeadline.has(jobId));
+}
+
 /** An event records its job as ended, with the status it says. */
 export function hearEvent(ledger: Ledger, request: Extract<PauseRequest, { kind: 'event' }>): void {
 	const known = ledger.ended.get(request.jobId);
@@ -66,6 +80,20 @@ export function learnSnapshot(ledger: Ledger, job: PublicTranscriptionResponse):
 	return true;
 }
 
+/**
+ * The snapshots a resume outputs without reading again: every ended job's that was read, and the reading at Max Wait
+ * of a job still running then, unless its end is known since (a job only its event told of is read for its output).
+ */
+export function knownSnapshots(ledger: Ledger): Map<string, PublicTranscriptionResponse> {
+	const snapshots = new Map<string, PublicTranscriptionResponse>();
+	for (const [jobId, job] of ledger.runningAtDeadline) {
+		if (!ledger.ended.has(jobId)) snapshots.set(jobId, job);
+	}
+	for (const [jobId, known] of ledger.ended)
+		if (known.snapshot) snapshots.set(jobId, known.snapshot);
+	return snapshots;
+}
+
 /** What the request leads to, once this process has read what it could. */
 export function verdict(
 	records: readonly PauseRecord[],
@@ -74,7 +102,10 @@ export function verdict(
 ): Verdict {
 	const unknown = unknownJobs(records, ledger);
 	if (request.kind === 'check') {
-		if (request.deadline) return { action: 'resume' };
+		if (request.deadline) {
+			const unread = jobsToRead(records, ledger, request).length;
+			return unread > 0 ? { action: 'wait', waitingFor: unread } : { action: 'resume' };
+		}
 		if (unknown.length > 0) return { action: 'wait', waitingFor: unknown.length };
 		const from = checkResumesFrom(records, ledger);
 		return from !== undefined && request.atMs < from

@@ -18,6 +18,11 @@ export interface Ledger {
 	readonly executionId: string;
 	/** By job_id; only jobs of the pause are ever entered. */
 	readonly ended: Map<string, KnownEnd>;
+	/**
+	 * Jobs the deadline check read still running (by job_id, with that snapshot): a later try of the check reads on from
+	 * where the last one stopped, and the resume outputs them with this status unless their end is known by then.
+	 */
+	readonly runningAtDeadline: Map<string, PublicTranscriptionResponse>;
 	/** Set once a request of this process claimed the resume: later ones are only acknowledged. */
 	resuming: boolean;
 	/** When the ledger may be forgotten (the wait is over by then, whoever ended it). */
@@ -59,6 +64,7 @@ export function ledgerOf(executionId: string, forgetAtMs: number): Ledger {
 	ledger = {
 		executionId,
 		ended: new Map(),
+		runningAtDeadline: new Map(),
 		resuming: false,
 		forgetAtMs,
 		queue: Promise.resolve(),
