@@ -482,6 +482,33 @@ describe("when no watcher is left: n8n's own timeout, Max Wait + 10 minutes", ()
 	});
 });
 
+describe("n8n's own timeout of a large batch: time for its collection, and its items say when", () => {
+	it('30 items × 4 formats: 25 minutes after Max Wait (10 for a small batch), and each item says 25', async () => {
+		const { run, jobIds } = await pauseHeld({
+			parameters: transcribe('pauseUntilWebhook', {
+				formats: ['srt', 'txt', 'pdf', 'docx'],
+				options: { maxWaitSeconds: 60 },
+			}),
+			input: await wavItems(30, 'backstop'),
+		});
+		const deadlineAtMs = Date.parse(
+			(run.storedItems()[0].json.error as { pause: { deadline_at: string } }).pause.deadline_at,
+		);
+		// 30 status reads and 120 downloads after Max Wait, at the lowest tier's 30 requests a minute, twice over.
+		expect(run.waitTill!.getTime() - deadlineAtMs).toBe(25 * 60_000);
+		await run.timeout();
+		const output = run.output();
+		expect(output).toHaveLength(30);
+		for (const item of output) {
+			expect(item.json.error).toMatchObject({
+				code: 'max_wait_exceeded',
+				description: expect.stringMatching(/^n8n ended the wait 25 minutes after Max Wait without/),
+			});
+		}
+		await Promise.all(jobIds.map(async (jobId) => await env.admin.releaseJob(jobId)));
+	});
+});
+
 describe('On Error → Continue (using error output): every failure reaches the error output', () => {
 	it('on the resume: the failed job on the error output, the transcript on the success output', async () => {
 		const { credentials } = await freshAccount();

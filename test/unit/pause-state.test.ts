@@ -29,7 +29,7 @@ import {
 } from '../../nodes/TranscriptionService/actions/transcription/transcribeAndDownload/pause-record';
 import {
 	afterCheck,
-	BACKSTOP_MS,
+	afterMaxWait,
 	checkOutcome,
 	checkTimes,
 	DEADLINE_SKEW_MS,
@@ -347,6 +347,7 @@ describe('the ledger of a paused execution in one process', () => {
 			ledger,
 			resumeUrl: 'https://n8n.example.com/webhook-waiting/4711',
 			deadlineAtMs: Date.now() + 2 * HOUR,
+			lastTryAtMs: Date.now() + 3 * HOUR,
 			firstInMs,
 			seenWaiting: true,
 			signingSecret: 'whsec_unit',
@@ -369,7 +370,7 @@ describe('the ledger of a paused execution in one process', () => {
 
 		it('fit the paused executions of a queue-mode worker at bench P5 three times over', () => {
 			// 64 pauses a minute, each kept for Max Wait (30 min by default) + twice n8n's backstop.
-			const keptMinutes = 30 + (2 * BACKSTOP_MS) / 60_000;
+			const keptMinutes = 30 + (2 * afterMaxWait([record(0, 'job_a')]).backstopMs) / 60_000;
 			expect(MAX_LEDGERS).toBeGreaterThanOrEqual(3 * 64 * keptMinutes);
 		});
 
@@ -441,17 +442,53 @@ describe('the watcher', () => {
 	it('checks soon after the pause, then at intervals growing ×3, then at Max Wait and shortly after until the backstop', () => {
 		const startMs = 0;
 		const deadlineAtMs = 30 * 60 * 1000;
-		const times = checkTimes({ startMs, firstInMs: 5000, deadlineAtMs });
+		const lastTryAtMs = deadlineAtMs + 8 * 60_000;
+		const times = checkTimes({ startMs, firstInMs: 5000, deadlineAtMs, lastTryAtMs });
 		const beforeDeadline = times.filter((time) => time < deadlineAtMs);
 		expect(beforeDeadline).toEqual([5_000, 20_000, 65_000, 200_000, 605_000]);
 		expect(beforeDeadline.at(-1)).toBeLessThan(deadlineAtMs - DEADLINE_SKEW_MS);
 		const fromDeadline = times.filter((time) => time >= deadlineAtMs);
+		expect(fromDeadline).toHaveLength(17);
 		expect(fromDeadline[0]).toBe(deadlineAtMs);
-		expect(fromDeadline.at(-1)).toBeLessThan(deadlineAtMs + BACKSTOP_MS);
+		expect(fromDeadline[1] - fromDeadline[0]).toBe(30_000);
+		expect(fromDeadline.at(-1)).toBe(lastTryAtMs);
+	});
+
+	it("after Max Wait: the tries, then the last try's collection, before n8n's own timeout, scaled with items × formats", () => {
+		const batch = (items: number, formats: PauseRecord['formats']) =>
+			afterMaxWait(
+				Array.from({ length: items }, (_, item) => ({ ...record(item, `job_${item}`), formats })),
+			);
+		const minutes = (ms: number) => ms / 60_000;
+		// Small batches: n8n's timeout 10 minutes after Max Wait, the deadline check tried for over 8 of them.
+		for (const small of [batch(1, ['srt']), batch(3, ['srt', 'txt'])]) {
+			expect(minutes(small.backstopMs)).toBe(10);
+			expect(small.lastTryMs).toBeGreaterThanOrEqual(8 * 60_000);
+		}
+		// 100 items × 4 formats: 100 status reads at the deadline, then 400 downloads, each at the lowest tier's 30
+		// requests a minute, twice over; the tries also leave the last end to its event (5 s + 2 s per download).
+		const large = batch(100, ['srt', 'txt', 'pdf', 'docx']);
+		expect(large.lastTryMs).toBeGreaterThanOrEqual(
+			7 * 60_000 + 2 * 100 * 2_000 + 5_000 + 400 * 2_000,
+		);
+		expect(large.backstopMs - large.lastTryMs).toBeGreaterThanOrEqual(2 * (100 + 400) * 2_000);
+		expect(minutes(large.backstopMs)).toBe(62);
+		// Items that failed before the pause have nothing to read or download.
+		const failedBeforePause = afterMaxWait([
+			record(0, 'job_a'),
+			...Array.from({ length: 99 }, (_, item) => record(item + 1)),
+		]);
+		expect(failedBeforePause).toEqual(batch(1, ['srt']));
 	});
 
 	it('never waits longer than MAX_CHECK_INTERVAL_MS between two checks', () => {
-		const times = checkTimes({ startMs: 0, firstInMs: 5000, deadlineAtMs: 24 * 3600_000 });
+		const deadlineAtMs = 24 * 3600_000;
+		const times = checkTimes({
+			startMs: 0,
+			firstInMs: 5000,
+			deadlineAtMs,
+			lastTryAtMs: deadlineAtMs + 8 * 60_000,
+		});
 		const gaps = times.slice(1).map((time, index) => time - times[index]);
 		expect(Math.max(...gaps)).toBe(MAX_CHECK_INTERVAL_MS);
 	});
@@ -479,7 +516,12 @@ describe('the watcher', () => {
 
 	describe('after each check: stop only on a final answer, else the next check', () => {
 		const deadlineAtMs = 30 * 60 * 1000;
-		const times = checkTimes({ startMs: 0, firstInMs: 5000, deadlineAtMs });
+		const times = checkTimes({
+			startMs: 0,
+			firstInMs: 5000,
+			deadlineAtMs,
+			lastTryAtMs: deadlineAtMs + 8 * 60_000,
+		});
 		const watching = (seenWaiting = false): WatchState => ({
 			startedAtMs: 0,
 			seenWaiting,

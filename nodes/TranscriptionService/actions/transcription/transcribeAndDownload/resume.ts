@@ -39,7 +39,7 @@ import { collectResults } from './results';
 import { maxWaitMs } from './start-job';
 import { verifiedRequest } from './verified-request';
 import {
-	BACKSTOP_MS,
+	afterMaxWait,
 	CHECK_ANSWER_KEY,
 	DEADLINE_SKEW_MS,
 	LATER_FIRST_CHECK_MS,
@@ -119,7 +119,7 @@ async function handleRequest(
 		return { noWebhookResponse: true };
 	}
 
-	const ledger = ledgerOf(executionId, deadlineAtMs + 2 * BACKSTOP_MS);
+	const ledger = ledgerOf(executionId, deadlineAtMs + 2 * afterMaxWait(records).backstopMs);
 	const decided = await serialised(
 		ledger,
 		async () => await decide(context, records, ledger, request),
@@ -140,7 +140,7 @@ async function handleRequest(
 			const until = new Date(decided.verdict.untilMs).toISOString();
 			reply(200, { received: true, settling_until: until }, 'waiting');
 		}
-		await watchFromHere(context, ledger, records[0]);
+		await watchFromHere(context, ledger, records);
 		return { noWebhookResponse: true };
 	}
 
@@ -226,14 +226,16 @@ async function resume(
 async function watchFromHere(
 	context: IWebhookFunctions,
 	ledger: Ledger,
-	record: PauseRecord,
+	records: readonly PauseRecord[],
 ): Promise<void> {
 	if (ledger.watcher) return;
 	const [signingSecret] = await signingSecrets(context);
+	const deadlineAtMs = Date.parse(records[0].deadline_at);
 	startWatcher({
 		ledger,
-		resumeUrl: record.resume_url,
-		deadlineAtMs: Date.parse(record.deadline_at),
+		resumeUrl: records[0].resume_url,
+		deadlineAtMs,
+		lastTryAtMs: deadlineAtMs + afterMaxWait(records).lastTryMs,
 		firstInMs: LATER_FIRST_CHECK_MS,
 		seenWaiting: true,
 		signingSecret: signingSecret.trim(),

@@ -13,7 +13,9 @@ import type { IHttpRequestOptions, Logger } from 'n8n-workflow';
 
 import { buildPauseCheck } from '../../../../../src/webhooks';
 import { abortableSleep } from '../../../../shared/abortable-sleep';
+import { SETTLE_MS, SETTLE_PER_DOWNLOAD_MS } from './decision';
 import { forgetLedger, isKept, type Ledger } from './ledger';
+import type { PauseRecord } from './pause-record';
 
 /** The pauser's first check: late enough for n8n to have saved the execution as waiting. */
 export const FIRST_CHECK_MS = 5_000;
@@ -21,8 +23,14 @@ export const FIRST_CHECK_MS = 5_000;
 export const LATER_FIRST_CHECK_MS = 60_000;
 const GROWTH = 3;
 export const MAX_CHECK_INTERVAL_MS = 30 * 60 * 1000;
-/** n8n's own timeout comes this long after Max Wait: time for the deadline check and its collection. */
-export const BACKSTOP_MS = 10 * 60 * 1000;
+/** n8n's own timeout comes at least this long after Max Wait. */
+const MIN_BACKSTOP_MS = 10 * 60 * 1000;
+/** After Max Wait the deadline check is tried this long at least (a redeploy's worth), more for a larger batch. */
+const DEADLINE_TRIES_MS = 7 * 60 * 1000;
+/** …and the collection a last try may start gets this long at least before n8n's own timeout. */
+const COLLECTION_MS = 60 * 1000;
+/** The requests a batch makes after Max Wait, timed at the lowest tier's rate, twice over (others share the account). */
+const REQUEST_MARGIN = 2;
 /** A check this close to Max Wait is taken as the deadline check (processes' clocks differ a little). */
 export const DEADLINE_SKEW_MS = 5_000;
 const DEADLINE_RETRY_MS = 30_000;
@@ -64,15 +72,42 @@ const CHECK_ANSWERS: ReadonlySet<string> = new Set<CheckAnswer>([
 	'failed',
 ]);
 
+/** Timed from Max Wait: the deadline check's last try, and n8n's own timeout (whole minutes, for its description). */
+export interface AfterMaxWait {
+	lastTryMs: number;
+	backstopMs: number;
+}
+
+/**
+ * Scaled with the batch at the lowest tier's rate (30 requests a minute: SETTLE_PER_DOWNLOAD_MS each), with margin:
+ * the tries read every job once and may leave a recent end to its event for as long as a check does (SETTLE_MS plus
+ * one request per artifact); after the last try, its collection reads the jobs only events told of and downloads
+ * every artifact before n8n's own timeout. 10 minutes for small batches, about an hour for 100 items × 4 formats.
+ */
+export function afterMaxWait(records: readonly PauseRecord[]): AfterMaxWait {
+	const jobs = records.filter((record) => record.job_id !== undefined);
+	const downloads = jobs.reduce((sum, record) => sum + record.formats.length, 0);
+	const tries =
+		DEADLINE_TRIES_MS +
+		REQUEST_MARGIN * jobs.length * SETTLE_PER_DOWNLOAD_MS +
+		SETTLE_MS +
+		downloads * SETTLE_PER_DOWNLOAD_MS;
+	const collection =
+		COLLECTION_MS + REQUEST_MARGIN * (jobs.length + downloads) * SETTLE_PER_DOWNLOAD_MS;
+	const backstopMs = Math.max(MIN_BACKSTOP_MS, Math.ceil((tries + collection) / 60_000) * 60_000);
+	return { lastTryMs: backstopMs - collection, backstopMs };
+}
+
 /**
  * When to check (ms since the epoch): first after `firstInMs`, then at intervals growing ×3 up to
  * MAX_CHECK_INTERVAL_MS, none within DEADLINE_SKEW_MS before the deadline; then the deadline check, and its retries
- * until shortly before n8n's own timeout.
+ * until `lastTryAtMs` (afterMaxWait).
  */
 export function checkTimes(args: {
 	startMs: number;
 	firstInMs: number;
 	deadlineAtMs: number;
+	lastTryAtMs: number;
 }): number[] {
 	const times: number[] = [];
 	let interval = args.firstInMs;
@@ -81,10 +116,9 @@ export function checkTimes(args: {
 		interval = Math.min(interval * GROWTH, MAX_CHECK_INTERVAL_MS);
 		at += interval;
 	}
-	const lastRetryAt = args.deadlineAtMs + BACKSTOP_MS - 2 * DEADLINE_RETRY_MS;
 	for (
 		let at = Math.max(args.deadlineAtMs, args.startMs);
-		at <= lastRetryAt;
+		at <= args.lastTryAtMs;
 		at += DEADLINE_RETRY_MS
 	) {
 		times.push(at);
@@ -96,6 +130,8 @@ export interface WatcherSetup {
 	ledger: Ledger;
 	resumeUrl: string;
 	deadlineAtMs: number;
+	/** The deadline check's last try (afterMaxWait). */
+	lastTryAtMs: number;
 	firstInMs: number;
 	/** This process already saw the execution waiting (a request reached it): n8n's 409 then means "resumed". */
 	seenWaiting: boolean;
@@ -178,6 +214,7 @@ async function watch(setup: WatcherSetup, signal: AbortSignal): Promise<boolean>
 		startMs: startedAtMs,
 		firstInMs: setup.firstInMs,
 		deadlineAtMs: setup.deadlineAtMs,
+		lastTryAtMs: setup.lastTryAtMs,
 	});
 	const state: WatchState = {
 		startedAtMs,
