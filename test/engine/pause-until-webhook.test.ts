@@ -664,6 +664,47 @@ describe('two webhook processors (queue mode): one resume, one download per arti
 		]);
 		expect(artifactRequests()).toHaveLength(3 * 2);
 	}, 60_000);
+
+	it("the deadline check that reaches the other processor while the last event's resume downloads starts no second collection", async () => {
+		const { run, jobIds } = await pauseHeld({
+			parameters: transcribe('pauseUntilWebhook', { options: { maxWaitSeconds: 8 } }),
+			input: await mediaItems(),
+			processors: 2,
+		});
+		run.route = (_callIndex, kind) => (kind === 'event' ? 0 : 1);
+		// Every download takes 15 s: the last event's collection on processor 0 still runs at Max Wait, 8 s after the
+		// pause, when the deadline check (the first check: none comes within 5 s of Max Wait) reaches processor 1.
+		await env.admin.setFaults({
+			rules: [
+				{ route: 'getTranscriptionArtifactByExtension', kind: 'latency', latency_ms: 15_000 },
+			],
+		});
+		await completeJobs(jobIds);
+
+		await within(run.finished());
+		// The pauser's watcher and processor 0's (it answered events without resuming) both send it at Max Wait.
+		const checks = await until('both deadline checks answered', () => {
+			const answered = run.calls.filter((call) => call.kind === 'check');
+			return answered.length >= 2 ? answered : undefined;
+		});
+		expect(run.calls.filter((call) => call.resumed).map((call) => call.kind)).toEqual(['event']);
+		expect(run.calls.filter((call) => call.secondResume)).toEqual([]);
+		expect(run.errors).toEqual([]);
+		// Every job has ended, the last one seconds ago: the deadline check leaves the resume to its event for a while.
+		for (const check of checks) {
+			expect([check.servedBy, check.status, check.response]).toEqual([
+				1,
+				200,
+				{ received: true, settling_until: expect.any(String), pause_check: 'waiting' },
+			]);
+		}
+		expect(run.output().map((item) => item.json.status)).toEqual([
+			'completed',
+			'completed',
+			'completed',
+		]);
+		expect(artifactRequests()).toHaveLength(3 * 2);
+	}, 60_000);
 });
 
 describe('the watcher: a completion event that never reaches the node', () => {

@@ -273,6 +273,23 @@ describe("a check that finds every job ended: it leaves a recent end to that job
 		expect(verdict(paused(10), ledger, check(32))).toEqual({ action: 'resume' });
 	});
 
+	it('the deadline check too, once every job has ended; with a job still running at its reading it resumes at once', () => {
+		const ledger = ended(
+			['job_a', 'completed', 12],
+			['job_b', 'completed', 14],
+			['job_c', 'completed', 15],
+		);
+		const until = Date.parse(at(32));
+		expect(verdict(paused(10), ledger, check(31, true))).toEqual({
+			action: 'settle',
+			untilMs: until,
+		});
+		expect(verdict(paused(10), ledger, check(32, true))).toEqual({ action: 'resume' });
+		const stillRunning = ended(['job_a', 'completed', 12], ['job_b', 'completed', 14]);
+		stillRunning.runningAtDeadline.set('job_c', snapshot('job_c', 'processing', 0));
+		expect(verdict(paused(10), stillRunning, check(15, true))).toEqual({ action: 'resume' });
+	});
+
 	it('a failed job has nothing to download; a cancelled one sends no event, so its end holds nothing back', () => {
 		const ledger = ended(
 			['job_a', 'completed', 12],

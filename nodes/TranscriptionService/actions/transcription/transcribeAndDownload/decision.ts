@@ -4,10 +4,11 @@
 // One resume across processes: every event whose "all ended" conclusion rests on a job that ended after the event
 // was created defers to that job's own event, created later. The event created last (ties: the later item) never
 // defers, so exactly one event resumes; if that one is lost, a check resumes. A check never defers, but it leaves a
-// recent end to its event for a while (`checkResumesFrom`): that event may be resuming the execution in another process,
-// whose collection downloads every artifact, and a check resuming meanwhile would download them all again (n8n 2.x then
-// refuses the second resume; n8n 1.x has no such guard). Two deliveries of one event at two processes at once cannot
-// be told apart without a lock the processes share, which a node does not have.
+// recent end to its event for a while (`checkResumesFrom`; the deadline check too, once every job has ended): that
+// event may be resuming the execution in another process, whose collection downloads every artifact, and a check
+// resuming meanwhile would download them all again (n8n 2.x then refuses the second resume; n8n 1.x has no such
+// guard). Two deliveries of one event at two processes at once cannot be told apart without a lock the processes
+// share, which a node does not have.
 import { isTerminalStatus, type PublicTranscriptionResponse } from '../../../../../src/api';
 import type { Ledger } from './ledger';
 import type { PauseRecord } from './pause-record';
@@ -104,9 +105,12 @@ export function verdict(
 	if (request.kind === 'check') {
 		if (request.deadline) {
 			const unread = jobsToRead(records, ledger, request).length;
-			return unread > 0 ? { action: 'wait', waitingFor: unread } : { action: 'resume' };
+			if (unread > 0) return { action: 'wait', waitingFor: unread };
+			// A job read still running: no event resumes before it ends. Every job ended: as any check.
+			if (unknown.length > 0) return { action: 'resume' };
+		} else if (unknown.length > 0) {
+			return { action: 'wait', waitingFor: unknown.length };
 		}
-		if (unknown.length > 0) return { action: 'wait', waitingFor: unknown.length };
 		const from = checkResumesFrom(records, ledger);
 		return from !== undefined && request.atMs < from
 			? { action: 'settle', untilMs: from }
