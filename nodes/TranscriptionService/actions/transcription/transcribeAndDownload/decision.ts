@@ -9,7 +9,12 @@
 // resuming meanwhile would download them all again (n8n 2.x then refuses the second resume; n8n 1.x has no such
 // guard). Two deliveries of one event at two processes at once cannot be told apart without a lock the processes
 // share, which a node does not have.
-import { isTerminalStatus, type PublicTranscriptionResponse } from '../../../../../src/api';
+import {
+	hasEvent,
+	isCompletedStatus,
+	isTerminalStatus,
+	type PublicTranscriptionResponse,
+} from '../../../../../src/api';
 import type { Ledger } from './ledger';
 import type { PauseRecord } from './pause-record';
 
@@ -29,9 +34,6 @@ export type Verdict =
 	/** A check found every job ended, the last one recently: its event may be resuming elsewhere until `untilMs`. */
 	| { action: 'settle'; untilMs: number }
 	| { action: 'resume' };
-
-/** Statuses the service sends an event for; a cancelled job sends none. */
-const STATUSES_WITH_EVENTS: ReadonlySet<string> = new Set(['completed', 'failed']);
 
 /** How long a check leaves a job's end to its event: the delivery and the reads of the resume it makes. */
 export const SETTLE_MS = 5_000;
@@ -136,9 +138,9 @@ export function checkResumesFrom(
 	let downloads = 0;
 	for (const record of records) {
 		const known = record.job_id === undefined ? undefined : ledger.ended.get(record.job_id);
-		const status = (known?.status ?? record.status ?? '').toLowerCase();
-		if (status === 'completed') downloads += record.formats.length;
-		if (!known || !STATUSES_WITH_EVENTS.has(status)) continue;
+		const status = known?.status ?? record.status ?? '';
+		if (isCompletedStatus(status)) downloads += record.formats.length;
+		if (!known || !hasEvent(status)) continue;
 		const endedAtMs = Date.parse(known.endedAt);
 		if (endedAtMs < pausedAtMs) continue;
 		lastEndMs = Math.max(lastEndMs ?? endedAtMs, endedAtMs);
@@ -159,7 +161,7 @@ function jobEndedAfter(
 	for (const record of records) {
 		const known = record.job_id === undefined ? undefined : ledger.ended.get(record.job_id);
 		if (!known || record.job_id === event.jobId) continue;
-		if (!STATUSES_WITH_EVENTS.has(known.status.toLowerCase())) continue;
+		if (!hasEvent(known.status)) continue;
 		const endedAt = Date.parse(known.endedAt);
 		if (endedAt > eventAt || (endedAt === eventAt && record.item > eventItem)) return record.job_id;
 	}
