@@ -22,6 +22,7 @@ const MAX_README_LINES = 250;
 
 /** Labels of n8n's own editor that the pages name: n8n shows them, the pack's descriptions do not. */
 const N8N_UI_NAMES = new Set([
+	'Authentication',
 	'Community Nodes',
 	'Continue (using error output)',
 	'Every Minute',
@@ -32,6 +33,7 @@ const N8N_UI_NAMES = new Set([
 	'Install',
 	'Listen for test event',
 	'On Error',
+	'On Webhook Call',
 	'Poll Times',
 	'Production URL',
 	'Read/Write Files from Disk',
@@ -40,6 +42,7 @@ const N8N_UI_NAMES = new Set([
 	'Settings',
 	'Stop Workflow',
 	'Test URL',
+	'Wait',
 	'Webhook URLs',
 	'Workflows',
 	'Write Files to Disk',
