@@ -29,6 +29,7 @@ const MAX_README_LINES = 250;
 
 /** Labels of n8n's own editor that the pages name: n8n shows them, the pack's descriptions do not. */
 const N8N_UI_NAMES = new Set([
+	'Authentication',
 	'Community Nodes',
 	'Continue (using error output)',
 	'Every Minute',
@@ -39,6 +40,7 @@ const N8N_UI_NAMES = new Set([
 	'Install',
 	'Listen for test event',
 	'On Error',
+	'On Webhook Call',
 	'Poll Times',
 	'Production URL',
 	'Read/Write Files from Disk',
@@ -47,6 +49,7 @@ const N8N_UI_NAMES = new Set([
 	'Settings',
 	'Stop Workflow',
 	'Test URL',
+	'Wait',
 	'Webhook URLs',
 	'Workflows',
 	'Write Files to Disk',

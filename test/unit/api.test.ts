@@ -1,6 +1,8 @@
 import {
 	apiKeyMode,
 	buildPath,
+	hasEvent,
+	isCompletedStatus,
 	isErrorEnvelope,
 	isTerminalStatus,
 	joinPrefix,
@@ -122,6 +124,21 @@ describe('statuses (spec section 3)', () => {
 			expect(isTerminalStatus(status)).toBe(false);
 		},
 	);
+
+	it('completed is the one status with artifacts, in any case', () => {
+		expect(
+			['completed', 'Completed', 'failed', 'cancelled', 'processing'].map(isCompletedStatus),
+		).toEqual([true, true, false, false, false]);
+	});
+
+	it('the statuses with an event are those the event types name (spec 2.5); a cancelled job sends none', () => {
+		expect(['completed', 'FAILED', 'cancelled', 'processing'].map(hasEvent)).toEqual([
+			true,
+			true,
+			false,
+			false,
+		]);
+	});
 });
 
 describe('error codes (spec section 7)', () => {

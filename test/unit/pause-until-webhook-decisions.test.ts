@@ -1,9 +1,13 @@
 // A paused Transcribe and Download without I/O: what it stores in n8n (pause-record.ts), what one process remembers
 // (ledger.ts), what each request decides (decision.ts), and when its watcher checks (watcher.ts).
+import type { Logger } from 'n8n-workflow';
+
 import type { PublicTranscriptionResponse } from '../../src/api';
 import {
 	checkResumesFrom,
 	hearEvent,
+	jobsToRead,
+	knownSnapshots,
 	learnSnapshot,
 	SETTLE_MS,
 	SETTLE_PER_DOWNLOAD_MS,
@@ -24,11 +28,15 @@ import {
 	type PauseRecord,
 } from '../../nodes/TranscriptionService/actions/transcription/transcribeAndDownload/pause-record';
 import {
-	BACKSTOP_MS,
+	afterCheck,
+	afterMaxWait,
 	checkOutcome,
 	checkTimes,
 	DEADLINE_SKEW_MS,
 	MAX_CHECK_INTERVAL_MS,
+	startWatcher,
+	type WatcherSetup,
+	type WatchState,
 } from '../../nodes/TranscriptionService/actions/transcription/transcribeAndDownload/watcher';
 
 const NODE = 'node-1';
@@ -130,6 +138,40 @@ describe('the jobs a request reads: those not known to have ended, older first',
 	});
 });
 
+describe('the deadline check of a batch the rate limit lets it read only in part', () => {
+	const records = [0, 1, 2, 3].map((item) => record(item, `job_${'abcd'[item]}`));
+
+	it('reads on where its last try stopped: a job read still running at Max Wait is not read again', () => {
+		const ledger = freshLedger();
+		const deadline = check(0, true);
+		expect(jobsToRead(records, ledger, deadline)).toEqual(['job_a', 'job_b', 'job_c', 'job_d']);
+		// The first try read two jobs, then the rate limit stopped it.
+		learnSnapshot(ledger, snapshot('job_a', 'completed', 0));
+		ledger.runningAtDeadline.set('job_b', snapshot('job_b', 'processing', 0));
+		expect(jobsToRead(records, ledger, deadline)).toEqual(['job_c', 'job_d']);
+		expect(verdict(records, ledger, deadline)).toEqual({ action: 'wait', waitingFor: 2 });
+		// An event still reads every job not known to have ended, older first.
+		expect(jobsToRead(records, ledger, event('job_c', 1))).toEqual(['job_b', 'job_c', 'job_d']);
+	});
+
+	it('outputs the reading at Max Wait unless the end is known since; an end only an event told of is read again', () => {
+		const ledger = freshLedger();
+		learnSnapshot(ledger, snapshot('job_a', 'completed', 0));
+		ledger.runningAtDeadline.set('job_b', snapshot('job_b', 'processing', 0));
+		ledger.runningAtDeadline.set('job_c', snapshot('job_c', 'processing', 0));
+		ledger.runningAtDeadline.set('job_d', snapshot('job_d', 'processing', 0));
+		hearEvent(ledger, event('job_c', 2));
+		learnSnapshot(ledger, snapshot('job_d', 'failed', 3));
+		expect(knownSnapshots(ledger)).toEqual(
+			new Map([
+				['job_b', snapshot('job_b', 'processing', 0)],
+				['job_a', snapshot('job_a', 'completed', 0)],
+				['job_d', snapshot('job_d', 'failed', 3)],
+			]),
+		);
+	});
+});
+
 describe('the verdict', () => {
 	const records = [record(0, 'job_a'), record(1, 'job_b'), record(2, 'job_c')];
 	const learn = (ledger: ReturnType<typeof freshLedger>, ...jobs: Array<[string, number]>) => {
@@ -143,8 +185,13 @@ describe('the verdict', () => {
 		expect(verdict(records, ledger, check(2))).toEqual({ action: 'wait', waitingFor: 2 });
 	});
 
-	it('the deadline check resumes whatever the jobs say', () => {
-		expect(verdict(records, freshLedger(), check(0, true))).toEqual({ action: 'resume' });
+	it('the deadline check resumes whatever the jobs say, once it has read each one', () => {
+		const ledger = freshLedger();
+		expect(verdict(records, ledger, check(0, true))).toEqual({ action: 'wait', waitingFor: 3 });
+		learnSnapshot(ledger, snapshot('job_a', 'completed', 1));
+		ledger.runningAtDeadline.set('job_b', snapshot('job_b', 'processing', 0));
+		ledger.runningAtDeadline.set('job_c', snapshot('job_c', 'queued', 0));
+		expect(verdict(records, ledger, check(0, true))).toEqual({ action: 'resume' });
 	});
 
 	it('resumes on the event created last', () => {
@@ -226,6 +273,23 @@ describe("a check that finds every job ended: it leaves a recent end to that job
 		expect(verdict(paused(10), ledger, check(32))).toEqual({ action: 'resume' });
 	});
 
+	it('the deadline check too, once every job has ended; with a job still running at its reading it resumes at once', () => {
+		const ledger = ended(
+			['job_a', 'completed', 12],
+			['job_b', 'completed', 14],
+			['job_c', 'completed', 15],
+		);
+		const until = Date.parse(at(32));
+		expect(verdict(paused(10), ledger, check(31, true))).toEqual({
+			action: 'settle',
+			untilMs: until,
+		});
+		expect(verdict(paused(10), ledger, check(32, true))).toEqual({ action: 'resume' });
+		const stillRunning = ended(['job_a', 'completed', 12], ['job_b', 'completed', 14]);
+		stillRunning.runningAtDeadline.set('job_c', snapshot('job_c', 'processing', 0));
+		expect(verdict(paused(10), stillRunning, check(15, true))).toEqual({ action: 'resume' });
+	});
+
 	it('a failed job has nothing to download; a cancelled one sends no event, so its end holds nothing back', () => {
 		const ledger = ended(
 			['job_a', 'completed', 12],
@@ -280,6 +344,96 @@ describe('the ledger of a paused execution in one process', () => {
 		const soonest = ledgerOf('execution-soonest', Date.now() + 1000);
 		for (let index = 0; index < MAX_LEDGERS; index++) ledgerOf(`execution-many-${index}`, FOREVER);
 		expect(ledgerOf('execution-soonest', FOREVER)).not.toBe(soonest);
+		for (let index = 0; index < MAX_LEDGERS; index++) forgetLedger(`execution-many-${index}`);
+	});
+
+	describe('at MAX_LEDGERS', () => {
+		const HOUR = 60 * 60 * 1000;
+		const quiet = { warn: () => undefined } as unknown as Logger;
+		/** A paused execution this process watches (its first check an hour away). */
+		const watched = (executionId: string, forgetAtMs: number, answer: unknown = {}) => {
+			const ledger = ledgerOf(executionId, forgetAtMs);
+			startWatcher(watcherOf(ledger, HOUR, async () => answer));
+			return ledger;
+		};
+		const watcherOf = (
+			ledger: ReturnType<typeof ledgerOf>,
+			firstInMs: number,
+			httpRequest: WatcherSetup['httpRequest'],
+		): WatcherSetup => ({
+			ledger,
+			resumeUrl: 'https://n8n.example.com/webhook-waiting/4711',
+			deadlineAtMs: Date.now() + 2 * HOUR,
+			lastTryAtMs: Date.now() + 3 * HOUR,
+			firstInMs,
+			seenWaiting: true,
+			signingSecret: 'whsec_unit',
+			httpRequest,
+			logger: quiet,
+		});
+		const filled: string[] = [];
+		/** MAX_LEDGERS paused executions, each watched, forgotten in the order made (the first soonest). */
+		const fill = (count = MAX_LEDGERS) => {
+			const made = Array.from({ length: count }, (_, index) => {
+				const id = `execution-full-${filled.length}`;
+				filled.push(id);
+				return watched(id, Date.now() + HOUR + index);
+			});
+			return made;
+		};
+		afterEach(() => {
+			for (const id of filled.splice(0)) forgetLedger(id);
+		});
+
+		it('fit the paused executions of a queue-mode worker at bench P5 three times over', () => {
+			// 64 pauses a minute, each kept for Max Wait (30 min by default) + twice n8n's backstop.
+			const keptMinutes = 30 + (2 * afterMaxWait([record(0, 'job_a')]).backstopMs) / 60_000;
+			expect(MAX_LEDGERS).toBeGreaterThanOrEqual(3 * 64 * keptMinutes);
+		});
+
+		it('a new pause gets its watcher, and the one next due for its Max Wait check keeps its own', () => {
+			const made = fill();
+			const newest = watched('execution-new-pause', Date.now() + 2 * HOUR);
+			filled.push('execution-new-pause');
+			expect(newest.watcher?.signal.aborted).toBe(false);
+			expect(made[0].watcher?.signal.aborted).toBe(false);
+			// The one evicted is the watched execution whose wait ends last.
+			expect(made.filter((ledger) => ledger.watcher?.signal.aborted !== false)).toEqual([
+				made.at(-1),
+			]);
+		});
+
+		it('drops first a ledger that no longer needs watching, never one that is resuming', () => {
+			const resuming = ledgerOf('execution-resuming', Date.now() + HOUR / 2);
+			resuming.resuming = true;
+			const unwatched = ledgerOf('execution-unwatched', Date.now() + 3 * HOUR);
+			filled.push('execution-resuming', 'execution-unwatched');
+			const made = fill(MAX_LEDGERS - 2);
+			watched('execution-new-pause', Date.now() + 2 * HOUR);
+			filled.push('execution-new-pause');
+			expect(made.every((ledger) => ledger.watcher?.signal.aborted === false)).toBe(true);
+			expect(ledgerOf('execution-resuming', FOREVER)).toBe(resuming);
+			expect(ledgerOf('execution-unwatched', FOREVER)).not.toBe(unwatched);
+		});
+
+		it('a watcher that hears the execution no longer waits drops its ledger', async () => {
+			const ledger = ledgerOf('execution-resumed-elsewhere', FOREVER);
+			filled.push('execution-resumed-elsewhere');
+			startWatcher(
+				watcherOf(ledger, 1, async () => ({
+					statusCode: 409,
+					body: { code: 409, message: 'The execution "4711 has finished already.' },
+				})),
+			);
+			for (
+				let turn = 0;
+				turn < 200 && ledgerOf('execution-resumed-elsewhere', FOREVER) === ledger;
+				turn++
+			) {
+				await new Promise((resolve) => setTimeout(resolve, 10));
+			}
+			expect(ledgerOf('execution-resumed-elsewhere', FOREVER)).not.toBe(ledger);
+		});
 	});
 
 	it('runs the requests of one execution one after the other', async () => {
@@ -305,17 +459,53 @@ describe('the watcher', () => {
 	it('checks soon after the pause, then at intervals growing ×3, then at Max Wait and shortly after until the backstop', () => {
 		const startMs = 0;
 		const deadlineAtMs = 30 * 60 * 1000;
-		const times = checkTimes({ startMs, firstInMs: 5000, deadlineAtMs });
+		const lastTryAtMs = deadlineAtMs + 8 * 60_000;
+		const times = checkTimes({ startMs, firstInMs: 5000, deadlineAtMs, lastTryAtMs });
 		const beforeDeadline = times.filter((time) => time < deadlineAtMs);
 		expect(beforeDeadline).toEqual([5_000, 20_000, 65_000, 200_000, 605_000]);
 		expect(beforeDeadline.at(-1)).toBeLessThan(deadlineAtMs - DEADLINE_SKEW_MS);
 		const fromDeadline = times.filter((time) => time >= deadlineAtMs);
+		expect(fromDeadline).toHaveLength(17);
 		expect(fromDeadline[0]).toBe(deadlineAtMs);
-		expect(fromDeadline.at(-1)).toBeLessThan(deadlineAtMs + BACKSTOP_MS);
+		expect(fromDeadline[1] - fromDeadline[0]).toBe(30_000);
+		expect(fromDeadline.at(-1)).toBe(lastTryAtMs);
+	});
+
+	it("after Max Wait: the tries, then the last try's collection, before n8n's own timeout, scaled with items × formats", () => {
+		const batch = (items: number, formats: PauseRecord['formats']) =>
+			afterMaxWait(
+				Array.from({ length: items }, (_, item) => ({ ...record(item, `job_${item}`), formats })),
+			);
+		const minutes = (ms: number) => ms / 60_000;
+		// Small batches: n8n's timeout 10 minutes after Max Wait, the deadline check tried for over 8 of them.
+		for (const small of [batch(1, ['srt']), batch(3, ['srt', 'txt'])]) {
+			expect(minutes(small.backstopMs)).toBe(10);
+			expect(small.lastTryMs).toBeGreaterThanOrEqual(8 * 60_000);
+		}
+		// 100 items × 4 formats: 100 status reads at the deadline, then 400 downloads, each at the lowest tier's 30
+		// requests a minute, twice over; the tries also leave the last end to its event (5 s + 2 s per download).
+		const large = batch(100, ['srt', 'txt', 'pdf', 'docx']);
+		expect(large.lastTryMs).toBeGreaterThanOrEqual(
+			7 * 60_000 + 2 * 100 * 2_000 + 5_000 + 400 * 2_000,
+		);
+		expect(large.backstopMs - large.lastTryMs).toBeGreaterThanOrEqual(2 * (100 + 400) * 2_000);
+		expect(minutes(large.backstopMs)).toBe(62);
+		// Items that failed before the pause have nothing to read or download.
+		const failedBeforePause = afterMaxWait([
+			record(0, 'job_a'),
+			...Array.from({ length: 99 }, (_, item) => record(item + 1)),
+		]);
+		expect(failedBeforePause).toEqual(batch(1, ['srt']));
 	});
 
 	it('never waits longer than MAX_CHECK_INTERVAL_MS between two checks', () => {
-		const times = checkTimes({ startMs: 0, firstInMs: 5000, deadlineAtMs: 24 * 3600_000 });
+		const deadlineAtMs = 24 * 3600_000;
+		const times = checkTimes({
+			startMs: 0,
+			firstInMs: 5000,
+			deadlineAtMs,
+			lastTryAtMs: deadlineAtMs + 8 * 60_000,
+		});
 		const gaps = times.slice(1).map((time, index) => time - times[index]);
 		expect(Math.max(...gaps)).toBe(MAX_CHECK_INTERVAL_MS);
 	});
@@ -333,8 +523,87 @@ describe('the watcher', () => {
 		expect(checkOutcome(404, { code: 404, message: 'The execution "7" does not exist.' })).toBe(
 			'not_waiting',
 		);
+		expect(checkOutcome(500, { error: 'internal_error', pause_check: 'failed' })).toBe('failed');
 		expect(checkOutcome(401, { error: 'signature_mismatch' })).toBe('unreachable');
 		expect(checkOutcome(502, undefined)).toBe('unreachable');
+		expect(checkOutcome(200, { message: 'n8n is starting up. Please wait' })).toBe('unreachable');
+		expect(checkOutcome(500, { code: 0, message: 'Internal error' })).toBe('unreachable');
 		expect(checkOutcome(200, { pause_check: 'made up' })).toBe('unreachable');
+	});
+
+	describe('after each check: stop only on a final answer, else the next check', () => {
+		const deadlineAtMs = 30 * 60 * 1000;
+		const times = checkTimes({
+			startMs: 0,
+			firstInMs: 5000,
+			deadlineAtMs,
+			lastTryAtMs: deadlineAtMs + 8 * 60_000,
+		});
+		const watching = (seenWaiting = false): WatchState => ({
+			startedAtMs: 0,
+			seenWaiting,
+			unanswered: 0,
+			warned: false,
+		});
+		const next = (atMs: number, warn = false) => ({ action: 'check', atMs, warn });
+
+		it('no answer from this node (a proxy, n8n starting up, its own failure): tries again 5, 10, 20, 40, 60 s later, never after the next scheduled check, and warns once', () => {
+			const state = watching();
+			const steps = [
+				afterCheck(times, state, 'unreachable', 5_000),
+				afterCheck(times, state, 'unreachable', 10_000),
+				afterCheck(times, state, 'failed', 20_000),
+				afterCheck(times, state, 'unreachable', 40_000),
+				afterCheck(times, state, 'unreachable', 65_000),
+				afterCheck(times, state, 'unreachable', 125_000),
+				afterCheck(times, state, 'unreachable', 185_000),
+			];
+			expect(steps).toEqual([
+				next(10_000),
+				next(20_000),
+				next(40_000, true),
+				next(65_000),
+				next(125_000),
+				next(185_000),
+				next(200_000),
+			]);
+			// An answer from the node: back on the schedule, and the next failure starts again at 5 s.
+			expect(afterCheck(times, state, 'waiting', 200_000)).toEqual(next(605_000));
+			expect(afterCheck(times, state, 'unreachable', 605_000)).toEqual(next(610_000));
+		});
+
+		it('unanswered to the end: tried again until the last deadline check, then it stops', () => {
+			const state = watching(true);
+			const last = times.at(-1) as number;
+			expect(afterCheck(times, state, 'unreachable', deadlineAtMs)).toEqual(
+				next(deadlineAtMs + 5_000),
+			);
+			Object.assign(state, { unanswered: 10, warned: true });
+			expect(afterCheck(times, state, 'unreachable', last - 1_000)).toEqual(next(last));
+			expect(afterCheck(times, state, 'unreachable', last)).toEqual({
+				action: 'stop',
+				over: false,
+			});
+		});
+
+		it("stops on this node's resumed or not_paused, and on n8n's not-waiting once the execution was seen waiting", () => {
+			const over = { action: 'stop', over: true };
+			expect(afterCheck(times, watching(), 'resumed', 5_000)).toEqual(over);
+			expect(afterCheck(times, watching(), 'not_paused', 5_000)).toEqual(over);
+			expect(afterCheck(times, watching(true), 'not_waiting', 5_000)).toEqual(over);
+			// Not seen waiting yet: n8n may still be saving it; a minute after the pause its answer is final.
+			const state = watching();
+			expect(afterCheck(times, state, 'not_waiting', 5_000)).toEqual(next(20_000));
+			expect(afterCheck(times, state, 'not_waiting', 20_000)).toEqual(next(65_000));
+			expect(afterCheck(times, state, 'not_waiting', 65_000)).toEqual(over);
+			// The node's own failure (500 with pause_check) means n8n ran it: the execution was waiting.
+			const failedOnce = watching();
+			afterCheck(times, failedOnce, 'failed', 5_000);
+			expect(afterCheck(times, failedOnce, 'not_waiting', 10_000)).toEqual(over);
+			// A proxy's answer proves nothing.
+			const proxied = watching();
+			afterCheck(times, proxied, 'unreachable', 5_000);
+			expect(afterCheck(times, proxied, 'not_waiting', 10_000)).toEqual(next(20_000));
+		});
 	});
 });

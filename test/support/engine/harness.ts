@@ -187,11 +187,15 @@ export class FixtureCredentialsHelper extends ICredentialsHelper {
 		throw new Error('Encrypted credentials are not used in engine tests');
 	}
 
+	/** While set, every read fails as n8n's does when it cannot decrypt a credential (a wrong encryption key). */
+	undecryptable = false;
+
 	async getDecrypted(
 		_additionalData: IWorkflowExecuteAdditionalData,
 		_nodeCredentials: INodeCredentialsDetails,
 		type: string,
 	): Promise<ICredentialDataDecryptedObject> {
+		if (this.undecryptable) throw new Error('Credentials could not be decrypted');
 		const credentials = this.credentials[type];
 		if (!credentials) throw new Error(`No fixture credentials of type ${type}`);
 		return { ...credentials };

@@ -107,6 +107,10 @@ export class PausedRun {
 	otherProcess = false;
 	/** n8n is starting up: it answers every request "200 n8n is starting up" and runs nothing (the real n8n does). */
 	startingUp = false;
+	/** n8n cannot decrypt the credential: the node's webhook() cannot verify a request (a process with a wrong key). */
+	set credentialsUndecryptable(value: boolean) {
+		this.credentialsHelper.undecryptable = value;
+	}
 	/** The router before the resume URL, with the `frontDoor` option. */
 	readonly frontDoor: WebhookRouter | undefined;
 	/** Which processor serves the next request (default: in turn), when the run has processors. */

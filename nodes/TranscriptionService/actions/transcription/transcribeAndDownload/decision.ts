@@ -4,19 +4,25 @@
 // One resume across processes: every event whose "all ended" conclusion rests on a job that ended after the event
 // was created defers to that job's own event, created later. The event created last (ties: the later item) never
 // defers, so exactly one event resumes; if that one is lost, a check resumes. A check never defers, but it leaves a
-// recent end to its event for a while (`checkResumesFrom`): that event may be resuming the execution in another process,
-// whose collection downloads every artifact, and a check resuming meanwhile would download them all again (n8n 2.x then
-// refuses the second resume; n8n 1.x has no such guard). Two deliveries of one event at two processes at once cannot
-// be told apart without a lock the processes share, which a node does not have.
-import { isTerminalStatus, type PublicTranscriptionResponse } from '../../../../../src/api';
+// recent end to its event for a while (`checkResumesFrom`; the deadline check too, once every job has ended): that
+// event may be resuming the execution in another process, whose collection downloads every artifact, and a check
+// resuming meanwhile would download them all again (n8n 2.x then refuses the second resume; n8n 1.x has no such
+// guard). Two deliveries of one event at two processes at once cannot be told apart without a lock the processes
+// share, which a node does not have.
+import {
+	hasEvent,
+	isCompletedStatus,
+	isTerminalStatus,
+	type PublicTranscriptionResponse,
+} from '../../../../../src/api';
 import type { Ledger } from './ledger';
 import type { PauseRecord } from './pause-record';
 
 export type PauseRequest =
 	| { kind: 'event'; jobId: string; status: string; createdAt: string }
 	/**
-	 * `deadline`: Max Wait has run out, every job is read and the execution resumes whatever they say. `atMs`: when it
-	 * arrived (this process's clock).
+	 * `deadline`: Max Wait has run out; once every job is read (over as many tries as the rate limit takes) the
+	 * execution resumes whatever they say. `atMs`: when it arrived (this process's clock).
 	 */
 	| { kind: 'check'; deadline: boolean; atMs: number };
 
@@ -28,9 +34,6 @@ export type Verdict =
 	/** A check found every job ended, the last one recently: its event may be resuming elsewhere until `untilMs`. */
 	| { action: 'settle'; untilMs: number }
 	| { action: 'resume' };
-
-/** Statuses the service sends an event for; a cancelled job sends none. */
-const STATUSES_WITH_EVENTS: ReadonlySet<string> = new Set(['completed', 'failed']);
 
 /** How long a check leaves a job's end to its event: the delivery and the reads of the resume it makes. */
 export const SETTLE_MS = 5_000;
@@ -47,6 +50,20 @@ export function unknownJobs(records: readonly PauseRecord[], ledger: Ledger): st
 				!ledger.ended.has(record.job_id),
 		)
 		.map((record) => record.job_id as string);
+}
+
+/**
+ * The jobs a request reads, older first: those not known to have ended; a deadline check leaves out those it read
+ * still running at Max Wait, so that each of its tries reads on from where the last one stopped.
+ */
+export function jobsToRead(
+	records: readonly PauseRecord[],
+	ledger: Ledger,
+	request: PauseRequest,
+): string[] {
+	const unknown = unknownJobs(records, ledger);
+	if (request.kind !== 'check' || !request.deadline) return unknown;
+	return unknown.filter((jobId) => !ledger.runningAtDeadline.has(jobId));
 }
 
 /** An event records its job as ended, with the status it says. */
@@ -66,6 +83,20 @@ export function learnSnapshot(ledger: Ledger, job: PublicTranscriptionResponse):
 	return true;
 }
 
+/**
+ * The snapshots a resume outputs without reading again: every ended job's that was read, and the reading at Max Wait
+ * of a job still running then, unless its end is known since (a job only its event told of is read for its output).
+ */
+export function knownSnapshots(ledger: Ledger): Map<string, PublicTranscriptionResponse> {
+	const snapshots = new Map<string, PublicTranscriptionResponse>();
+	for (const [jobId, job] of ledger.runningAtDeadline) {
+		if (!ledger.ended.has(jobId)) snapshots.set(jobId, job);
+	}
+	for (const [jobId, known] of ledger.ended)
+		if (known.snapshot) snapshots.set(jobId, known.snapshot);
+	return snapshots;
+}
+
 /** What the request leads to, once this process has read what it could. */
 export function verdict(
 	records: readonly PauseRecord[],
@@ -74,8 +105,14 @@ export function verdict(
 ): Verdict {
 	const unknown = unknownJobs(records, ledger);
 	if (request.kind === 'check') {
-		if (request.deadline) return { action: 'resume' };
-		if (unknown.length > 0) return { action: 'wait', waitingFor: unknown.length };
+		if (request.deadline) {
+			const unread = jobsToRead(records, ledger, request).length;
+			if (unread > 0) return { action: 'wait', waitingFor: unread };
+			// A job read still running: no event resumes before it ends. Every job ended: as any check.
+			if (unknown.length > 0) return { action: 'resume' };
+		} else if (unknown.length > 0) {
+			return { action: 'wait', waitingFor: unknown.length };
+		}
 		const from = checkResumesFrom(records, ledger);
 		return from !== undefined && request.atMs < from
 			? { action: 'settle', untilMs: from }
@@ -101,9 +138,9 @@ export function checkResumesFrom(
 	let downloads = 0;
 	for (const record of records) {
 		const known = record.job_id === undefined ? undefined : ledger.ended.get(record.job_id);
-		const status = (known?.status ?? record.status ?? '').toLowerCase();
-		if (status === 'completed') downloads += record.formats.length;
-		if (!known || !STATUSES_WITH_EVENTS.has(status)) continue;
+		const status = known?.status ?? record.status ?? '';
+		if (isCompletedStatus(status)) downloads += record.formats.length;
+		if (!known || !hasEvent(status)) continue;
 		const endedAtMs = Date.parse(known.endedAt);
 		if (endedAtMs < pausedAtMs) continue;
 		lastEndMs = Math.max(lastEndMs ?? endedAtMs, endedAtMs);
@@ -124,7 +161,7 @@ function jobEndedAfter(
 	for (const record of records) {
 		const known = record.job_id === undefined ? undefined : ledger.ended.get(record.job_id);
 		if (!known || record.job_id === event.jobId) continue;
-		if (!STATUSES_WITH_EVENTS.has(known.status.toLowerCase())) continue;
+		if (!hasEvent(known.status)) continue;
 		const endedAt = Date.parse(known.endedAt);
 		if (endedAt > eventAt || (endedAt === eventAt && record.item > eventItem)) return record.job_id;
 	}

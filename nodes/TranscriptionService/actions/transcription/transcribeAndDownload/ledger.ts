@@ -1,7 +1,8 @@
 // What one n8n process knows of a paused execution beyond its stored items. A webhook() that does not resume saves
 // nothing, so what a process learned (from events and status reads) lives here, in memory: each process (the one
 // that paused, a restarted one, a queue-mode webhook processor) keeps its own. Bounded: a ledger is dropped once the
-// wait is surely over, and a process keeps at most MAX_LEDGERS.
+// execution resumed, once its watcher heard that it no longer waits, or once the wait is surely over; and a process
+// keeps at most MAX_LEDGERS, each with at most one watcher.
 import type { PublicTranscriptionResponse } from '../../../../../src/api';
 
 /** A job this process knows has ended. */
@@ -17,6 +18,11 @@ export interface Ledger {
 	readonly executionId: string;
 	/** By job_id; only jobs of the pause are ever entered. */
 	readonly ended: Map<string, KnownEnd>;
+	/**
+	 * Jobs the deadline check read still running (by job_id, with that snapshot): a later try of the check reads on from
+	 * where the last one stopped, and the resume outputs them with this status unless their end is known by then.
+	 */
+	readonly runningAtDeadline: Map<string, PublicTranscriptionResponse>;
 	/** Set once a request of this process claimed the resume: later ones are only acknowledged. */
 	resuming: boolean;
 	/** When the ledger may be forgotten (the wait is over by then, whoever ended it). */
@@ -27,29 +33,68 @@ export interface Ledger {
 	watcher?: AbortController;
 }
 
-export const MAX_LEDGERS = 1000;
+/**
+ * A queue-mode worker pauses executions but never resumes them (the webhook processors do), so its ledgers last until
+ * their watcher hears the execution resumed, at worst until Max Wait + twice the backstop: at bench P5's 64 pauses a
+ * minute with the default Max Wait (30 min) and a 10-minute backstop, 64 × 50 = 3,200. This is three times that. A
+ * ledger with its sleeping watcher holds about 6 KB (10,000 measured: 62 MB, 72 MB with three snapshots each).
+ */
+export const MAX_LEDGERS = 10_000;
+
+/** Ledgers whose time has passed are swept at most this often (a sweep visits them all), and whenever all are kept. */
+const SWEEP_EVERY_MS = 60_000;
 
 const ledgers = new Map<string, Ledger>();
+let sweptAtMs = 0;
 
 /** The ledger of a paused execution in this process, created on first use. */
 export function ledgerOf(executionId: string, forgetAtMs: number): Ledger {
 	const nowMs = Date.now();
-	for (const [id, ledger] of ledgers) if (ledger.forgetAtMs < nowMs) forgetLedger(id);
+	if (nowMs - sweptAtMs >= SWEEP_EVERY_MS || ledgers.size >= MAX_LEDGERS) {
+		for (const [id, ledger] of ledgers) if (ledger.forgetAtMs < nowMs) forgetLedger(id);
+		sweptAtMs = nowMs;
+	}
 	let ledger = ledgers.get(executionId);
-	if (ledger) return ledger;
+	if (ledger && ledger.forgetAtMs >= nowMs) return ledger;
+	if (ledger) forgetLedger(executionId);
 	if (ledgers.size >= MAX_LEDGERS) {
-		const [oldest] = [...ledgers.values()].sort((a, b) => a.forgetAtMs - b.forgetAtMs);
-		forgetLedger(oldest.executionId);
+		const evicted = leastNeeded();
+		if (evicted) forgetLedger(evicted.executionId);
 	}
 	ledger = {
 		executionId,
 		ended: new Map(),
+		runningAtDeadline: new Map(),
 		resuming: false,
 		forgetAtMs,
 		queue: Promise.resolve(),
 	};
 	ledgers.set(executionId, ledger);
 	return ledger;
+}
+
+/**
+ * The ledger to drop for a new one. Never one that is resuming (a later request would resume again). First one
+ * without a watcher (it only saves reads), the one due to be forgotten first; else the watched one whose wait ends
+ * last: its events are still to come, and the process that answers one watches it again.
+ */
+function leastNeeded(): Ledger | undefined {
+	let unwatched: Ledger | undefined;
+	let watched: Ledger | undefined;
+	for (const ledger of ledgers.values()) {
+		if (ledger.resuming) continue;
+		if (!ledger.watcher) {
+			if (!unwatched || ledger.forgetAtMs < unwatched.forgetAtMs) unwatched = ledger;
+		} else if (!watched || ledger.forgetAtMs > watched.forgetAtMs) {
+			watched = ledger;
+		}
+	}
+	return unwatched ?? watched;
+}
+
+/** Whether this ledger is still the one this process keeps for its execution (a watcher runs only for such a one). */
+export function isKept(ledger: Ledger): boolean {
+	return ledgers.get(ledger.executionId) === ledger;
 }
 
 /** Drops the ledger (the execution resumed, or its wait is long over) and stops its watcher. */

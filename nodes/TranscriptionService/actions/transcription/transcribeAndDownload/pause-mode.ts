@@ -22,7 +22,7 @@ import { ledgerOf } from './ledger';
 import { storedItem, type PauseRecord } from './pause-record';
 import { collectResults } from './results';
 import { maxWaitMs, readTranscribeItem, startJob } from './start-job';
-import { BACKSTOP_MS, FIRST_CHECK_MS, startWatcher } from './watcher';
+import { afterMaxWait, FIRST_CHECK_MS, startWatcher } from './watcher';
 
 /** One item's job, created with the execution's resume URL as its webhook_url; the item carries its record. */
 export async function startPausedJob(
@@ -54,7 +54,7 @@ type StartedItem = Required<Pick<PauseRecord, 'formats' | 'job_id' | 'upload_id'
 
 /**
  * Once every item's job exists: the execution waits until they have all ended (n8n's own timeout only as a backstop,
- * BACKSTOP_MS after Max Wait), or finishes now when none runs.
+ * after Max Wait by afterMaxWait's backstop), or finishes now when none runs.
  */
 export async function pauseUntilWebhook(
 	context: IExecuteFunctions,
@@ -93,18 +93,23 @@ export async function pauseUntilWebhook(
 		return [results.map((result) => result.item)];
 	}
 
+	const { lastTryMs, backstopMs } = afterMaxWait(records);
 	const stored = records.map((record) =>
-		storedItem(record, failures.get(record.item) ?? backstopError(context, record, waitMs)),
+		storedItem(
+			record,
+			failures.get(record.item) ?? backstopError(context, record, waitMs, backstopMs),
+		),
 	);
 	// n8n saves this stack entry with the waiting execution: every resume request reads it, and if n8n's own
 	// timeout ends the wait it hands these items on as they are.
 	context.getExecuteData().data = { main: [stored] };
-	await context.putExecutionToWait(new Date(deadlineAtMs + BACKSTOP_MS));
+	await context.putExecutionToWait(new Date(deadlineAtMs + backstopMs));
 	const credentials = await context.getCredentials(CREDENTIAL_TYPE);
 	startWatcher({
-		ledger: ledgerOf(context.getExecutionId(), deadlineAtMs + 2 * BACKSTOP_MS),
+		ledger: ledgerOf(context.getExecutionId(), deadlineAtMs + 2 * backstopMs),
 		resumeUrl: pause.resume_url,
 		deadlineAtMs,
+		lastTryAtMs: deadlineAtMs + lastTryMs,
 		firstInMs: FIRST_CHECK_MS,
 		seenWaiting: false,
 		signingSecret: String(credentials.signingSecret).trim(),
@@ -125,7 +130,12 @@ function resumeUrlOf(context: IExecuteFunctions): string {
  * What an item says if n8n's own timeout ends the wait. That happens only when no process was left to run the
  * deadline check at Max Wait (every n8n process that knew the paused execution restarted, and no event came after).
  */
-function backstopError(context: IExecuteFunctions, record: PauseRecord, waitMs: number): ItemError {
+function backstopError(
+	context: IExecuteFunctions,
+	record: PauseRecord,
+	waitMs: number,
+	backstopMs: number,
+): ItemError {
 	const error = maxWaitExceededError(
 		context.getNode(),
 		{
@@ -133,7 +143,7 @@ function backstopError(context: IExecuteFunctions, record: PauseRecord, waitMs: 
 			status: record.status ?? 'unknown',
 			maxWaitMs: waitMs,
 			uploadId: record.upload_id,
-			description: `n8n ended the wait ${BACKSTOP_MS / 60_000} minutes after Max Wait without a last status check: every n8n process that knew this paused execution had restarted, and no completion event came after. The status is the one at the pause. The job may have completed since: check it with Transcription → Get and → Download Artifact using this job_id.`,
+			description: `n8n ended the wait ${backstopMs / 60_000} minutes after Max Wait without a last status check: every n8n process that knew this paused execution had restarted, and no completion event came after. The status is the one at the pause. The job may have completed since: check it with Transcription → Get and → Download Artifact using this job_id.`,
 		},
 		record.item,
 	);

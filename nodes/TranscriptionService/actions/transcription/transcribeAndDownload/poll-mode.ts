@@ -3,7 +3,11 @@
 // out — stopped at once when the execution is cancelled — then download the transcript.
 import type { IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
 
-import { isTerminalStatus, type PublicTranscriptionResponse } from '../../../../../src/api';
+import {
+	isCompletedStatus,
+	isTerminalStatus,
+	type PublicTranscriptionResponse,
+} from '../../../../../src/api';
 import { asItemFailure } from '../../../../shared/errors';
 import { abortableSleep } from '../../../../shared/abortable-sleep';
 import type { TranscriptionServiceClient } from '../../../../shared/transport';
@@ -38,7 +42,7 @@ export async function pollItem(
 			},
 			itemIndex,
 		);
-		if (job.status.toLowerCase() !== 'completed') {
+		if (!isCompletedStatus(job.status)) {
 			throw jobEndedError(context.getNode(), job.job_id, job.status, itemIndex);
 		}
 		return await transcriptItem(context, client, job, item.formats, itemIndex);

@@ -3,7 +3,11 @@
 // request that resumes always has items to hand n8n.
 import type { INodeExecutionData } from 'n8n-workflow';
 
-import { isTerminalStatus, type PublicTranscriptionResponse } from '../../../../../src/api';
+import {
+	isCompletedStatus,
+	isTerminalStatus,
+	type PublicTranscriptionResponse,
+} from '../../../../../src/api';
 import type { ArtifactContext } from '../../../../shared/artifact';
 import {
 	asItemFailure,
@@ -67,8 +71,7 @@ async function collectOne(
 		const job =
 			input.snapshots.get(record.job_id) ??
 			(await client.getTranscription(record.job_id, record.item));
-		if (job.status.toLowerCase() !== 'completed')
-			throw unfinishedError(context, input, record, job);
+		if (!isCompletedStatus(job.status)) throw unfinishedError(context, input, record, job);
 		const item = await transcriptItem(context, client, job, record.formats, record.item);
 		return { ok: true, item: { ...item, pairedItem } };
 	} catch (caught) {

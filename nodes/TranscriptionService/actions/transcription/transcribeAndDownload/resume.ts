@@ -3,7 +3,8 @@
 // (decision.ts), run one request at a time per execution in this process:
 // - an event records its job as ended; an event for a job this pause did not start, or a test delivery: 409;
 // - the jobs this process does not know to have ended are read, older first, stopping at the first one still running
-//   (a deadline check reads them all); what ended is remembered with its snapshot;
+//   (a deadline check reads them all, over as many tries as the rate limit takes, each going on where the last one
+//   stopped); what ended is remembered with its snapshot;
 // - every read happens before the answer: a read that fails answers 503 and claims nothing (the service delivers the
 //   event again; a check tries again later);
 // - a job still running: 200, waiting; every job ended: the resume is claimed, the answer goes out at once, then the
@@ -19,13 +20,15 @@ import type {
 
 import type { PublicTranscriptionResponse as JobSnapshot } from '../../../../../src/api';
 import type { RetryPolicy } from '../../../../../src/client';
+import { isPauseCheck } from '../../../../../src/webhooks';
 import type { ItemError } from '../../../../shared/errors';
 import { TranscriptionServiceClient } from '../../../../shared/transport';
 import { signingSecrets } from '../../../../shared/webhook-request';
 import {
 	hearEvent,
+	jobsToRead,
+	knownSnapshots,
 	learnSnapshot,
-	unknownJobs,
 	verdict,
 	type PauseRequest,
 	type Verdict,
@@ -36,7 +39,7 @@ import { collectResults } from './results';
 import { maxWaitMs } from './start-job';
 import { verifiedRequest } from './verified-request';
 import {
-	BACKSTOP_MS,
+	afterMaxWait,
 	CHECK_ANSWER_KEY,
 	DEADLINE_SKEW_MS,
 	LATER_FIRST_CHECK_MS,
@@ -76,8 +79,10 @@ export async function resumeOnRequest(this: IWebhookFunctions): Promise<IWebhook
 		this.logger.error(
 			`Transcription Service: a resume request failed and the execution keeps waiting: ${(error as Error).message}`,
 		);
-		// 5xx: the service delivers the event again later; a check tries again.
-		answer(500, { error: 'internal_error' });
+		// 5xx: the service delivers the event again later; a check tries again, knowing the execution still waits.
+		const failed: CheckAnswer = 'failed';
+		const check = isPauseCheck(this.getHeaderData()) ? { [CHECK_ANSWER_KEY]: failed } : {};
+		answer(500, { error: 'internal_error', ...check });
 		return { noWebhookResponse: true };
 	}
 }
@@ -114,7 +119,7 @@ async function handleRequest(
 		return { noWebhookResponse: true };
 	}
 
-	const ledger = ledgerOf(executionId, deadlineAtMs + 2 * BACKSTOP_MS);
+	const ledger = ledgerOf(executionId, deadlineAtMs + 2 * afterMaxWait(records).backstopMs);
 	const decided = await serialised(
 		ledger,
 		async () => await decide(context, records, ledger, request),
@@ -135,20 +140,20 @@ async function handleRequest(
 			const until = new Date(decided.verdict.untilMs).toISOString();
 			reply(200, { received: true, settling_until: until }, 'waiting');
 		}
-		await watchFromHere(context, ledger, records[0]);
+		await watchFromHere(context, ledger, records);
 		return { noWebhookResponse: true };
 	}
 
 	// The answer goes out once the resume is claimed, before any download.
 	reply(200, { received: true }, 'resumed');
-	return await resume(context, stored, records, ledger, decided, request);
+	return await resume(context, stored, records, ledger, request);
 }
 
 type Decided =
 	| { outcome: 'resuming' }
 	| { outcome: 'read_failed'; message: string }
 	| { outcome: 'answer'; verdict: Exclude<Verdict, { action: 'resume' }> }
-	| { outcome: 'resume'; running: Map<string, JobSnapshot> };
+	| { outcome: 'resume' };
 
 /** One request's reads and verdict; runs alone for this execution in this process (ledger.ts, `serialised`). */
 async function decide(
@@ -162,8 +167,7 @@ async function decide(
 	const client = new TranscriptionServiceClient(context, ANSWER_READ_POLICY);
 	const budgetEndMs =
 		Date.now() + (request.kind === 'event' ? EVENT_READ_BUDGET_MS : CHECK_READ_BUDGET_MS);
-	const running = new Map<string, JobSnapshot>();
-	for (const jobId of unknownJobs(records, ledger)) {
+	for (const jobId of jobsToRead(records, ledger, request)) {
 		if (Date.now() > budgetEndMs) {
 			return { outcome: 'read_failed', message: 'the reads took longer than an answer may' };
 		}
@@ -174,13 +178,14 @@ async function decide(
 			return { outcome: 'read_failed', message: (error as Error).message };
 		}
 		if (learnSnapshot(ledger, job)) continue;
-		running.set(jobId, job);
 		if (!(request.kind === 'check' && request.deadline)) break;
+		// Kept, so the next try of the deadline check (the rate limit may stop this one) reads on from here.
+		ledger.runningAtDeadline.set(jobId, job);
 	}
 	const reached = verdict(records, ledger, request);
 	if (reached.action !== 'resume') return { outcome: 'answer', verdict: reached };
 	ledger.resuming = true;
-	return { outcome: 'resume', running };
+	return { outcome: 'resume' };
 }
 
 async function resume(
@@ -188,7 +193,6 @@ async function resume(
 	stored: INodeExecutionData[],
 	records: readonly PauseRecord[],
 	ledger: Ledger,
-	decided: Extract<Decided, { outcome: 'resume' }>,
 	request: PauseRequest,
 ): Promise<IWebhookResponseData> {
 	try {
@@ -196,10 +200,7 @@ async function resume(
 		for (const [index, record] of records.entries()) {
 			if (record.job_id === undefined) failures.set(record.item, storedError(stored[index]));
 		}
-		const snapshots = new Map<string, JobSnapshot>(decided.running);
-		for (const [jobId, known] of ledger.ended) {
-			if (known.snapshot) snapshots.set(jobId, known.snapshot);
-		}
+		const snapshots = knownSnapshots(ledger);
 		const deadline = request.kind === 'check' && request.deadline;
 		const results = await collectResults(context, new TranscriptionServiceClient(context), {
 			records,
@@ -225,14 +226,16 @@ async function resume(
 async function watchFromHere(
 	context: IWebhookFunctions,
 	ledger: Ledger,
-	record: PauseRecord,
+	records: readonly PauseRecord[],
 ): Promise<void> {
 	if (ledger.watcher) return;
 	const [signingSecret] = await signingSecrets(context);
+	const deadlineAtMs = Date.parse(records[0].deadline_at);
 	startWatcher({
 		ledger,
-		resumeUrl: record.resume_url,
-		deadlineAtMs: Date.parse(record.deadline_at),
+		resumeUrl: records[0].resume_url,
+		deadlineAtMs,
+		lastTryAtMs: deadlineAtMs + afterMaxWait(records).lastTryMs,
 		firstInMs: LATER_FIRST_CHECK_MS,
 		seenWaiting: true,
 		signingSecret: signingSecret.trim(),

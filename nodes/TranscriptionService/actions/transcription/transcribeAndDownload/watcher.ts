@@ -4,14 +4,18 @@
 // check, which resumes it whatever the jobs say. The process that paused the execution starts one right after the
 // pause; a process that answered a request for it without resuming starts one too, in case the first one restarted.
 //
-// It stops when a check resumed the execution, when n8n answers that the execution is not waiting (404/409 from n8n
-// itself, not from this node), after MAX_UNREACHABLE failures in a row to reach the URL (one warning in the log), and
-// after the deadline check. n8n's own timeout (Max Wait + BACKSTOP_MS) ends the wait only when no watcher is left.
+// It stops only on a final answer: a check resumed the execution, the node says the execution is not its pause, or
+// n8n answers that the execution is not waiting (404/409 from n8n itself, not from this node) once it was seen
+// waiting. A check that gets no answer from this node (a proxy's 502/503/504, n8n's "starting up", the node's own
+// failure) is tried again soon, backing off, until the schedule ends (one warning in the log). n8n's own timeout
+// (Max Wait + the backstop) ends the wait only when no watcher is left.
 import type { IHttpRequestOptions, Logger } from 'n8n-workflow';
 
 import { buildPauseCheck } from '../../../../../src/webhooks';
 import { abortableSleep } from '../../../../shared/abortable-sleep';
-import type { Ledger } from './ledger';
+import { SETTLE_MS, SETTLE_PER_DOWNLOAD_MS } from './decision';
+import { forgetLedger, isKept, type Ledger } from './ledger';
+import type { PauseRecord } from './pause-record';
 
 /** The pauser's first check: late enough for n8n to have saved the execution as waiting. */
 export const FIRST_CHECK_MS = 5_000;
@@ -19,24 +23,35 @@ export const FIRST_CHECK_MS = 5_000;
 export const LATER_FIRST_CHECK_MS = 60_000;
 const GROWTH = 3;
 export const MAX_CHECK_INTERVAL_MS = 30 * 60 * 1000;
-/** n8n's own timeout comes this long after Max Wait: time for the deadline check and its collection. */
-export const BACKSTOP_MS = 10 * 60 * 1000;
+/** n8n's own timeout comes at least this long after Max Wait. */
+const MIN_BACKSTOP_MS = 10 * 60 * 1000;
+/** After Max Wait the deadline check is tried this long at least (a redeploy's worth), more for a larger batch. */
+const DEADLINE_TRIES_MS = 7 * 60 * 1000;
+/** …and the collection a last try may start gets this long at least before n8n's own timeout. */
+const COLLECTION_MS = 60 * 1000;
+/** The requests a batch makes after Max Wait, timed at the lowest tier's rate, twice over (others share the account). */
+const REQUEST_MARGIN = 2;
 /** A check this close to Max Wait is taken as the deadline check (processes' clocks differ a little). */
 export const DEADLINE_SKEW_MS = 5_000;
 const DEADLINE_RETRY_MS = 30_000;
-const MAX_UNREACHABLE = 3;
+/** A check this node did not answer is tried again after this long, doubling up to RETRY_MAX_MS. */
+const RETRY_FIRST_MS = 5_000;
+const RETRY_MAX_MS = 60_000;
+/** Unanswered checks in a row before the log says so, once per watcher (one is a blip). */
+const WARN_AFTER_UNANSWERED = 3;
+/** n8n saves a paused execution within seconds: its "not waiting" this long after the watcher started is final. */
+const SAVED_WITHIN_MS = 60_000;
 /** The node reads every pending job before answering a deadline check. */
 const CHECK_TIMEOUT_MS = 120_000;
 /** A timer waits at most 2^31 − 1 ms (about 24.8 days); a longer wait sleeps in parts. */
 const MAX_SLEEP_MS = 24 * 60 * 60 * 1000;
-const MAX_WATCHERS = 1000;
-
-let watchers = 0;
 
 /** The field by which a check's answer says it comes from this node (and not from n8n). */
 export const CHECK_ANSWER_KEY = 'pause_check';
 
-export type CheckAnswer = 'resumed' | 'resuming' | 'waiting' | 'read_failed' | 'not_paused';
+/** `failed`: the node's own answer 500 (it caught an error and keeps the execution waiting). */
+export type CheckAnswer =
+	'resumed' | 'resuming' | 'waiting' | 'read_failed' | 'not_paused' | 'failed';
 
 export type CheckOutcome = CheckAnswer | 'not_waiting' | 'unreachable';
 
@@ -54,17 +69,45 @@ const CHECK_ANSWERS: ReadonlySet<string> = new Set<CheckAnswer>([
 	'waiting',
 	'read_failed',
 	'not_paused',
+	'failed',
 ]);
+
+/** Timed from Max Wait: the deadline check's last try, and n8n's own timeout (whole minutes, for its description). */
+export interface AfterMaxWait {
+	lastTryMs: number;
+	backstopMs: number;
+}
+
+/**
+ * Scaled with the batch at the lowest tier's rate (30 requests a minute: SETTLE_PER_DOWNLOAD_MS each), with margin:
+ * the tries read every job once and may leave a recent end to its event for as long as a check does (SETTLE_MS plus
+ * one request per artifact); after the last try, its collection reads the jobs only events told of and downloads
+ * every artifact before n8n's own timeout. 10 minutes for small batches, about an hour for 100 items × 4 formats.
+ */
+export function afterMaxWait(records: readonly PauseRecord[]): AfterMaxWait {
+	const jobs = records.filter((record) => record.job_id !== undefined);
+	const downloads = jobs.reduce((sum, record) => sum + record.formats.length, 0);
+	const tries =
+		DEADLINE_TRIES_MS +
+		REQUEST_MARGIN * jobs.length * SETTLE_PER_DOWNLOAD_MS +
+		SETTLE_MS +
+		downloads * SETTLE_PER_DOWNLOAD_MS;
+	const collection =
+		COLLECTION_MS + REQUEST_MARGIN * (jobs.length + downloads) * SETTLE_PER_DOWNLOAD_MS;
+	const backstopMs = Math.max(MIN_BACKSTOP_MS, Math.ceil((tries + collection) / 60_000) * 60_000);
+	return { lastTryMs: backstopMs - collection, backstopMs };
+}
 
 /**
  * When to check (ms since the epoch): first after `firstInMs`, then at intervals growing ×3 up to
  * MAX_CHECK_INTERVAL_MS, none within DEADLINE_SKEW_MS before the deadline; then the deadline check, and its retries
- * until shortly before n8n's own timeout.
+ * until `lastTryAtMs` (afterMaxWait).
  */
 export function checkTimes(args: {
 	startMs: number;
 	firstInMs: number;
 	deadlineAtMs: number;
+	lastTryAtMs: number;
 }): number[] {
 	const times: number[] = [];
 	let interval = args.firstInMs;
@@ -73,10 +116,9 @@ export function checkTimes(args: {
 		interval = Math.min(interval * GROWTH, MAX_CHECK_INTERVAL_MS);
 		at += interval;
 	}
-	const lastRetryAt = args.deadlineAtMs + BACKSTOP_MS - 2 * DEADLINE_RETRY_MS;
 	for (
 		let at = Math.max(args.deadlineAtMs, args.startMs);
-		at <= lastRetryAt;
+		at <= args.lastTryAtMs;
 		at += DEADLINE_RETRY_MS
 	) {
 		times.push(at);
@@ -88,6 +130,8 @@ export interface WatcherSetup {
 	ledger: Ledger;
 	resumeUrl: string;
 	deadlineAtMs: number;
+	/** The deadline check's last try (afterMaxWait). */
+	lastTryAtMs: number;
 	firstInMs: number;
 	/** This process already saw the execution waiting (a request reached it): n8n's 409 then means "resumed". */
 	seenWaiting: boolean;
@@ -96,51 +140,104 @@ export interface WatcherSetup {
 	logger: Logger;
 }
 
-/** Starts the watcher of this execution in this process, unless it has one (or MAX_WATCHERS run). */
+/**
+ * Starts the watcher of this execution in this process, unless it has one. Only a kept ledger gets one, so there are
+ * never more watchers than MAX_LEDGERS, and dropping a ledger stops its watcher.
+ */
 export function startWatcher(setup: WatcherSetup): void {
 	const { ledger } = setup;
-	if (ledger.watcher || watchers >= MAX_WATCHERS) return;
+	if (ledger.watcher || !isKept(ledger)) return;
 	const abort = new AbortController();
 	ledger.watcher = abort;
-	watchers++;
 	void watch(setup, abort.signal)
+		.then((over) => {
+			// Nothing left to know of an execution that no longer waits, unless this process is collecting its results.
+			if (over && !ledger.resuming && isKept(ledger)) forgetLedger(ledger.executionId);
+		})
 		.catch(() => undefined)
 		.finally(() => {
-			watchers--;
 			if (ledger.watcher === abort) ledger.watcher = undefined;
 		});
 }
 
-async function watch(setup: WatcherSetup, signal: AbortSignal): Promise<void> {
+/** What a watcher knows between its checks. */
+export interface WatchState {
+	startedAtMs: number;
+	/** n8n ran this node for one of this process's requests: its "not waiting" is then final. */
+	seenWaiting: boolean;
+	/** Checks in a row that this node did not answer (or answered with its own failure). */
+	unanswered: number;
+	warned: boolean;
+}
+
+/** Stop (`over`: the execution no longer waits; else the schedule ended), or check at `atMs`. */
+export type WatchStep =
+	{ action: 'stop'; over: boolean } | { action: 'check'; atMs: number; warn: boolean };
+
+/** After a check: stop, or when to check next (`times`: the schedule, checkTimes). */
+export function afterCheck(
+	times: readonly number[],
+	state: WatchState,
+	outcome: CheckOutcome,
+	nowMs: number,
+): WatchStep {
+	if (outcome === 'resumed' || outcome === 'not_paused') return { action: 'stop', over: true };
+	if (outcome === 'not_waiting') {
+		// Before the execution was ever seen waiting, n8n's 409 may only mean it is still being saved.
+		if (state.seenWaiting || nowMs - state.startedAtMs >= SAVED_WITHIN_MS) {
+			return { action: 'stop', over: true };
+		}
+	} else if (outcome !== 'unreachable') {
+		state.seenWaiting = true;
+	}
+	const scheduledAtMs = times.find((atMs) => atMs > nowMs);
+	if (outcome !== 'unreachable' && outcome !== 'failed') {
+		state.unanswered = 0;
+		return scheduledAtMs === undefined
+			? { action: 'stop', over: false }
+			: { action: 'check', atMs: scheduledAtMs, warn: false };
+	}
+	state.unanswered++;
+	const retryAtMs = nowMs + Math.min(RETRY_FIRST_MS * 2 ** (state.unanswered - 1), RETRY_MAX_MS);
+	const lastAtMs = times.at(-1) ?? nowMs;
+	if (scheduledAtMs === undefined && retryAtMs > lastAtMs) return { action: 'stop', over: false };
+	const warn = !state.warned && state.unanswered >= WARN_AFTER_UNANSWERED;
+	if (warn) state.warned = true;
+	return { action: 'check', atMs: Math.min(retryAtMs, scheduledAtMs ?? retryAtMs), warn };
+}
+
+/** Resolves true when the execution no longer waits (resumed, or n8n says so). */
+async function watch(setup: WatcherSetup, signal: AbortSignal): Promise<boolean> {
 	const { ledger, logger } = setup;
-	let seenWaiting = setup.seenWaiting;
-	let unreachable = 0;
-	let notWaiting = 0;
+	const startedAtMs = Date.now();
 	const times = checkTimes({
-		startMs: Date.now(),
+		startMs: startedAtMs,
 		firstInMs: setup.firstInMs,
 		deadlineAtMs: setup.deadlineAtMs,
+		lastTryAtMs: setup.lastTryAtMs,
 	});
-	for (const at of times) {
-		while (Date.now() < at) await abortableSleep(Math.min(at - Date.now(), MAX_SLEEP_MS), signal);
-		if (signal.aborted) return;
+	const state: WatchState = {
+		startedAtMs,
+		seenWaiting: setup.seenWaiting,
+		unanswered: 0,
+		warned: false,
+	};
+	let atMs = times[0];
+	while (atMs !== undefined) {
+		while (Date.now() < atMs)
+			await abortableSleep(Math.min(atMs - Date.now(), MAX_SLEEP_MS), signal);
+		if (signal.aborted) return false;
 		const { outcome, detail } = await sendCheck(setup);
-		if (outcome === 'resumed' || outcome === 'not_paused') return;
-		if (outcome === 'not_waiting') {
-			// Before the execution was ever seen waiting, n8n's 409 may only mean it is still being saved.
-			if (seenWaiting || ++notWaiting >= MAX_UNREACHABLE) return;
-			continue;
-		}
-		if (outcome === 'unreachable') {
-			if (++unreachable < MAX_UNREACHABLE) continue;
+		const step = afterCheck(times, state, outcome, Date.now());
+		if (step.action === 'stop') return step.over;
+		if (step.warn) {
 			logger.warn(
-				`Transcription Service: the paused execution ${ledger.executionId} could not be checked at its resume URL ${setup.resumeUrl} (${detail}); it resumes on its jobs' completion events, or when n8n ends the wait ${BACKSTOP_MS / 60_000} minutes after Max Wait`,
+				`Transcription Service: the paused execution ${ledger.executionId} could not be checked at its resume URL ${setup.resumeUrl} (${detail}); it keeps trying until ${new Date(times.at(-1) as number).toISOString()}, and resumes on its jobs' completion events meanwhile`,
 			);
-			return;
 		}
-		seenWaiting = true;
-		unreachable = 0;
+		atMs = step.atMs;
 	}
+	return false;
 }
 
 async function sendCheck(setup: WatcherSetup): Promise<{ outcome: CheckOutcome; detail: string }> {
