@@ -21,7 +21,11 @@ import {
 import { wavItems } from '../support/engine/batch-runs';
 import { useEngineSandbox } from '../support/engine/engine-sandbox';
 import { actOnNewJobs } from '../support/sandbox/client';
-import { PausedRun, type PausedRunOptions } from '../support/engine/waiting-harness';
+import {
+	PausedRun,
+	type PausedRunOptions,
+	type ResumeCall,
+} from '../support/engine/waiting-harness';
 
 const env = useEngineSandbox({
 	jobSeconds: 2,
@@ -119,6 +123,25 @@ const jobIdsOf = async (accountId: string) =>
 	(await env.admin.records(accountId)).jobs.map((job) => job.job_id);
 
 const eventCalls = (run: PausedRun) => run.calls.filter((call) => call.kind === 'event');
+
+/** A check answered by processor 1 while every job has ended, the last seconds ago: the resume is left to its event. */
+function expectLeftToTheEvent(check: ResumeCall): void {
+	expect([check.servedBy, check.status, check.response]).toEqual([
+		1,
+		200,
+		{ received: true, settling_until: expect.any(String), pause_check: 'waiting' },
+	]);
+}
+
+/** The three media items came out completed, each of their two artifacts downloaded once. */
+function expectThreeCollectedOnce(run: PausedRun): void {
+	expect(run.output().map((item) => item.json.status)).toEqual([
+		'completed',
+		'completed',
+		'completed',
+	]);
+	expect(artifactRequests()).toHaveLength(3 * 2);
+}
 
 async function until<T>(
 	what: string,
@@ -652,17 +675,8 @@ describe('two webhook processors (queue mode): one resume, one download per arti
 		expect(run.calls.filter((call) => call.resumed).map((call) => call.kind)).toEqual(['event']);
 		expect(run.calls.filter((call) => call.secondResume)).toEqual([]);
 		// Every job has ended, the last one seconds ago: the check leaves the resume to its event for a while.
-		expect([check.servedBy, check.status, check.response]).toEqual([
-			1,
-			200,
-			{ received: true, settling_until: expect.any(String), pause_check: 'waiting' },
-		]);
-		expect(run.output().map((item) => item.json.status)).toEqual([
-			'completed',
-			'completed',
-			'completed',
-		]);
-		expect(artifactRequests()).toHaveLength(3 * 2);
+		expectLeftToTheEvent(check);
+		expectThreeCollectedOnce(run);
 	}, 60_000);
 
 	it("the deadline check that reaches the other processor while the last event's resume downloads starts no second collection", async () => {
@@ -691,21 +705,20 @@ describe('two webhook processors (queue mode): one resume, one download per arti
 		expect(run.calls.filter((call) => call.secondResume)).toEqual([]);
 		expect(run.errors).toEqual([]);
 		// Every job has ended, the last one seconds ago: the deadline check leaves the resume to its event for a while.
-		for (const check of checks) {
-			expect([check.servedBy, check.status, check.response]).toEqual([
-				1,
-				200,
-				{ received: true, settling_until: expect.any(String), pause_check: 'waiting' },
-			]);
-		}
-		expect(run.output().map((item) => item.json.status)).toEqual([
-			'completed',
-			'completed',
-			'completed',
-		]);
-		expect(artifactRequests()).toHaveLength(3 * 2);
+		for (const check of checks) expectLeftToTheEvent(check);
+		expectThreeCollectedOnce(run);
 	}, 60_000);
 });
+
+/** Until every job's event was delivered with a 200 (n8n's own "starting up" answer, while run.startingUp is set). */
+async function eventsAnsweredByN8nStartingUp(jobIds: string[]): Promise<void> {
+	await until('every event answered by n8n itself', async () => {
+		const answered = (await env.admin.webhookDeliveries()).filter(
+			(delivery) => delivery.status_code === 200 && jobIds.some((id) => delivery.body.includes(id)),
+		);
+		return answered.length >= jobIds.length ? true : undefined;
+	});
+}
 
 describe('the watcher: a completion event that never reaches the node', () => {
 	it("n8n answered the batch's last event with its own 200 while starting up: the watcher's check resumes, well before Max Wait", async () => {
@@ -716,13 +729,7 @@ describe('the watcher: a completion event that never reaches the node', () => {
 		const pausedAt = Date.now();
 		run.startingUp = true;
 		await completeJobs(jobIds);
-		await until('both events answered by n8n itself', async () => {
-			const answered = (await env.admin.webhookDeliveries()).filter(
-				(delivery) =>
-					delivery.status_code === 200 && jobIds.some((id) => delivery.body.includes(id)),
-			);
-			return answered.length >= 2 ? true : undefined;
-		});
+		await eventsAnsweredByN8nStartingUp(jobIds);
 		expect(run.calls.some((call) => call.resumed)).toBe(false);
 		run.startingUp = false;
 
@@ -744,13 +751,7 @@ describe('the watcher: a completion event that never reaches the node', () => {
 		const router = run.frontDoor!;
 		run.startingUp = true;
 		await completeJobs(jobIds);
-		await until('both events answered by n8n itself', async () => {
-			const answered = (await env.admin.webhookDeliveries()).filter(
-				(delivery) =>
-					delivery.status_code === 200 && jobIds.some((id) => delivery.body.includes(id)),
-			);
-			return answered.length >= 2 ? true : undefined;
-		});
+		await eventsAnsweredByN8nStartingUp(jobIds);
 		const checks = () => run.calls.filter((call) => call.kind === 'check');
 		await until('a check answered by n8n starting up', () =>
 			checks().length >= 1 ? true : undefined,

@@ -63,6 +63,22 @@ async function activated(key: string, proxy: RecordingProxy): Promise<PollingTri
 	return trigger;
 }
 
+/**
+ * A job that completes after 300 newer ones: listed beyond the first page, where only a poll's search reads it. The
+ * clock then moves a minute on, so the next poll sees it ended.
+ */
+async function longJobBehind300(
+	accountId: string,
+	key: string,
+): Promise<{ longJob: string; newer: string[] }> {
+	const longJob = await env.liveJob(key);
+	await env.admin.holdJob(longJob);
+	const { job_ids: newer } = await env.admin.seedJobs({ account_id: accountId, count: 300 });
+	await env.admin.completeJob(longJob);
+	await env.admin.advanceClock(MINUTE_SECONDS);
+	return { longJob, newer };
+}
+
 /** A proxy in front of the sandbox that gives `answer`'s reply instead of the sandbox's when it returns one. */
 async function proxyAnswering(
 	answer: (incoming: IncomingMessage) => ProxyReply | undefined,
@@ -133,12 +149,7 @@ describe('garbled list answers', () => {
 			};
 		});
 		const trigger = await activated(key, proxy);
-		// A job that completes after 300 newer ones: it is listed beyond the first page, where only a search reads it.
-		const longJob = await env.liveJob(key);
-		await env.admin.holdJob(longJob);
-		const { job_ids: newer } = await env.admin.seedJobs({ account_id: accountId, count: 300 });
-		await env.admin.completeJob(longJob);
-		await env.admin.advanceClock(MINUTE_SECONDS);
+		const { longJob, newer } = await longJobBehind300(accountId, key);
 		for (let cursor = 0; cursor < 301; cursor += 100) {
 			const response = await fetch(
 				`${env.sandbox.baseUrl}/api/v1/transcriptions?limit=100&cursor=${cursor}&status=completed`,
@@ -190,12 +201,7 @@ describe('a 5xx in the middle of a search', () => {
 			return { status: 503, headers: { 'content-type': 'application/json' }, body: '{}' };
 		});
 		const trigger = await activated(key, proxy);
-		// A job that completes after 300 newer ones: the poll has to search past the first page to find it.
-		const longJob = await env.liveJob(key);
-		await env.admin.holdJob(longJob);
-		const { job_ids: newer } = await env.admin.seedJobs({ account_id: accountId, count: 300 });
-		await env.admin.completeJob(longJob);
-		await env.admin.advanceClock(MINUTE_SECONDS);
+		const { longJob, newer } = await longJobBehind300(accountId, key);
 
 		// Every attempt of the first search page fails (the client makes 5), so that poll stops after what it read.
 		failing = 5;
