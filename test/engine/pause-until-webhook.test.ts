@@ -20,6 +20,7 @@ import {
 } from '../support/engine/harness';
 import { wavItems } from '../support/engine/batch-runs';
 import { useEngineSandbox } from '../support/engine/engine-sandbox';
+import { itOnProjectN8nOnly } from '../support/engine/tier-profile';
 import { actOnNewJobs } from '../support/sandbox/client';
 import {
 	PausedRun,
@@ -390,86 +391,90 @@ describe('the deadline check of a large batch under the rate limit', () => {
 		await env.admin.setRateLimits(DEFAULT_RATE_LIMITS);
 	});
 
-	it('100 items, 89 still running, 30 status reads per 20 s: it reads each running job once over its retries, then resumes', async () => {
-		// Writes and downloads unlimited, status reads 30 per 20 s window: one try of the deadline check (2 s at most for
-		// a window) reads a window's worth, never all 89.
-		await env.admin.setRateLimits({
-			windowSeconds: 20,
-			perTier: { premium: 10_000, platinum: 10_000 },
-			readsMultiplier: 0.003,
-		});
-		const maxWaitSeconds = 20;
-		const { run, accountId, jobIds } = await pauseHeld({
-			parameters: transcribe('pauseUntilWebhook', {
-				formats: ['srt'],
-				options: { maxWaitSeconds },
-			}),
-			input: await wavItems(100, 'deadline'),
-		});
-		const deadlineAtMs = Date.parse(
-			(run.storedItems()[0].json.error as { pause: { deadline_at: string } }).pause.deadline_at,
-		);
-		expect(jobIds).toHaveLength(100);
-		// Every tenth job completes before Max Wait (its event comes), the others are still running at Max Wait.
-		const endedEarly = jobIds.filter((_, index) => index % 10 === 0);
-		await completeJobs(endedEarly);
-		await until('Max Wait', () => (Date.now() >= deadlineAtMs ? true : undefined), 60_000);
-		const readsBeforeDeadline = statusReads().length;
-		const deadlineAnswer = (call: (typeof run.calls)[number]) =>
-			call.kind === 'check' && call.receivedAtMs >= deadlineAtMs - 5_000;
-		await until('a deadline check answered 503', () =>
-			run.calls.some((call) => deadlineAnswer(call) && call.status === 503) ? true : undefined,
-		);
-		// A job the deadline check read still running completes before the check is done: its event tells.
-		const endedAfterRead = jobIds[1];
-		await env.admin.completeJob(endedAfterRead);
+	itOnProjectN8nOnly(
+		'100 items, 89 still running, 30 status reads per 20 s: it reads each running job once over its retries, then resumes',
+		async () => {
+			// Writes and downloads unlimited, status reads 30 per 20 s window: one try of the deadline check (2 s at most for
+			// a window) reads a window's worth, never all 89.
+			await env.admin.setRateLimits({
+				windowSeconds: 20,
+				perTier: { premium: 10_000, platinum: 10_000 },
+				readsMultiplier: 0.003,
+			});
+			const maxWaitSeconds = 20;
+			const { run, accountId, jobIds } = await pauseHeld({
+				parameters: transcribe('pauseUntilWebhook', {
+					formats: ['srt'],
+					options: { maxWaitSeconds },
+				}),
+				input: await wavItems(100, 'deadline'),
+			});
+			const deadlineAtMs = Date.parse(
+				(run.storedItems()[0].json.error as { pause: { deadline_at: string } }).pause.deadline_at,
+			);
+			expect(jobIds).toHaveLength(100);
+			// Every tenth job completes before Max Wait (its event comes), the others are still running at Max Wait.
+			const endedEarly = jobIds.filter((_, index) => index % 10 === 0);
+			await completeJobs(endedEarly);
+			await until('Max Wait', () => (Date.now() >= deadlineAtMs ? true : undefined), 60_000);
+			const readsBeforeDeadline = statusReads().length;
+			const deadlineAnswer = (call: (typeof run.calls)[number]) =>
+				call.kind === 'check' && call.receivedAtMs >= deadlineAtMs - 5_000;
+			await until('a deadline check answered 503', () =>
+				run.calls.some((call) => deadlineAnswer(call) && call.status === 503) ? true : undefined,
+			);
+			// A job the deadline check read still running completes before the check is done: its event tells.
+			const endedAfterRead = jobIds[1];
+			await env.admin.completeJob(endedAfterRead);
 
-		await within(run.finished(), 300_000);
-		expect(run.errors).toEqual([]);
-		const deadlineChecks = run.calls.filter(deadlineAnswer);
-		expect(deadlineChecks.at(-1)).toMatchObject({ status: 200, resumed: true });
-		for (const call of deadlineChecks.slice(0, -1)) {
-			expect([call.status, call.response]).toEqual([
-				503,
-				{ error: 'status_unavailable', pause_check: 'read_failed' },
-			]);
-		}
-		const output = run.output();
-		expect(output).toHaveLength(100);
-		const completed = new Set([...endedEarly, endedAfterRead]);
-		const jobs = new Map(
-			(await env.admin.records(accountId)).jobs.map((job) => [job.job_id, job.status]),
-		);
-		for (const [index, item] of output.entries()) {
-			const jobId = jobIds[index];
-			expect(item.pairedItem).toEqual({ item: index });
-			if (completed.has(jobId)) {
-				expect([item.json.job_id, item.json.status]).toEqual([jobId, 'completed']);
-				expect(Object.keys(item.binary ?? {})).toEqual(['srt']);
-			} else {
-				expect(Object.keys(item.json)).toEqual(['error']);
-				expect(item.json.error).toMatchObject({
-					code: 'max_wait_exceeded',
-					job_id: jobId,
-					status: jobs.get(jobId),
-				});
+			await within(run.finished(), 300_000);
+			expect(run.errors).toEqual([]);
+			const deadlineChecks = run.calls.filter(deadlineAnswer);
+			expect(deadlineChecks.at(-1)).toMatchObject({ status: 200, resumed: true });
+			for (const call of deadlineChecks.slice(0, -1)) {
+				expect([call.status, call.response]).toEqual([
+					503,
+					{ error: 'status_unavailable', pause_check: 'read_failed' },
+				]);
 			}
-		}
-		// Each job still running at Max Wait read once by the deadline check, each job whose end only its event told
-		// read once for its output, and each event after Max Wait reads at most the first job still running.
-		const eventsAfterDeadline = eventCalls(run).filter(
-			(call) => call.receivedAtMs >= deadlineAtMs,
-		).length;
-		expect(statusReads().length - readsBeforeDeadline).toBeLessThanOrEqual(
-			89 + completed.size + eventsAfterDeadline,
-		);
-		expect(artifactRequests()).toHaveLength(completed.size);
-		await Promise.all(
-			jobIds
-				.filter((jobId) => !completed.has(jobId))
-				.map(async (jobId) => await env.admin.releaseJob(jobId)),
-		);
-	}, 420_000);
+			const output = run.output();
+			expect(output).toHaveLength(100);
+			const completed = new Set([...endedEarly, endedAfterRead]);
+			const jobs = new Map(
+				(await env.admin.records(accountId)).jobs.map((job) => [job.job_id, job.status]),
+			);
+			for (const [index, item] of output.entries()) {
+				const jobId = jobIds[index];
+				expect(item.pairedItem).toEqual({ item: index });
+				if (completed.has(jobId)) {
+					expect([item.json.job_id, item.json.status]).toEqual([jobId, 'completed']);
+					expect(Object.keys(item.binary ?? {})).toEqual(['srt']);
+				} else {
+					expect(Object.keys(item.json)).toEqual(['error']);
+					expect(item.json.error).toMatchObject({
+						code: 'max_wait_exceeded',
+						job_id: jobId,
+						status: jobs.get(jobId),
+					});
+				}
+			}
+			// Each job still running at Max Wait read once by the deadline check, each job whose end only its event told
+			// read once for its output, and each event after Max Wait reads at most the first job still running.
+			const eventsAfterDeadline = eventCalls(run).filter(
+				(call) => call.receivedAtMs >= deadlineAtMs,
+			).length;
+			expect(statusReads().length - readsBeforeDeadline).toBeLessThanOrEqual(
+				89 + completed.size + eventsAfterDeadline,
+			);
+			expect(artifactRequests()).toHaveLength(completed.size);
+			await Promise.all(
+				jobIds
+					.filter((jobId) => !completed.has(jobId))
+					.map(async (jobId) => await env.admin.releaseJob(jobId)),
+			);
+		},
+		420_000,
+	);
 });
 
 describe("when no watcher is left: n8n's own timeout, Max Wait + 10 minutes", () => {
@@ -506,30 +511,35 @@ describe("when no watcher is left: n8n's own timeout, Max Wait + 10 minutes", ()
 });
 
 describe("n8n's own timeout of a large batch: time for its collection, and its items say when", () => {
-	it('30 items × 4 formats: 25 minutes after Max Wait (10 for a small batch), and each item says 25', async () => {
-		const { run, jobIds } = await pauseHeld({
-			parameters: transcribe('pauseUntilWebhook', {
-				formats: ['srt', 'txt', 'pdf', 'docx'],
-				options: { maxWaitSeconds: 60 },
-			}),
-			input: await wavItems(30, 'backstop'),
-		});
-		const deadlineAtMs = Date.parse(
-			(run.storedItems()[0].json.error as { pause: { deadline_at: string } }).pause.deadline_at,
-		);
-		// 30 status reads and 120 downloads after Max Wait, at the lowest tier's 30 requests a minute, twice over.
-		expect(run.waitTill!.getTime() - deadlineAtMs).toBe(25 * 60_000);
-		await run.timeout();
-		const output = run.output();
-		expect(output).toHaveLength(30);
-		for (const item of output) {
-			expect(item.json.error).toMatchObject({
-				code: 'max_wait_exceeded',
-				description: expect.stringMatching(/^n8n ended the wait 25 minutes after Max Wait without/),
+	itOnProjectN8nOnly(
+		'30 items × 4 formats: 25 minutes after Max Wait (10 for a small batch), and each item says 25',
+		async () => {
+			const { run, jobIds } = await pauseHeld({
+				parameters: transcribe('pauseUntilWebhook', {
+					formats: ['srt', 'txt', 'pdf', 'docx'],
+					options: { maxWaitSeconds: 60 },
+				}),
+				input: await wavItems(30, 'backstop'),
 			});
-		}
-		await Promise.all(jobIds.map(async (jobId) => await env.admin.releaseJob(jobId)));
-	});
+			const deadlineAtMs = Date.parse(
+				(run.storedItems()[0].json.error as { pause: { deadline_at: string } }).pause.deadline_at,
+			);
+			// 30 status reads and 120 downloads after Max Wait, at the lowest tier's 30 requests a minute, twice over.
+			expect(run.waitTill!.getTime() - deadlineAtMs).toBe(25 * 60_000);
+			await run.timeout();
+			const output = run.output();
+			expect(output).toHaveLength(30);
+			for (const item of output) {
+				expect(item.json.error).toMatchObject({
+					code: 'max_wait_exceeded',
+					description: expect.stringMatching(
+						/^n8n ended the wait 25 minutes after Max Wait without/,
+					),
+				});
+			}
+			await Promise.all(jobIds.map(async (jobId) => await env.admin.releaseJob(jobId)));
+		},
+	);
 });
 
 describe('On Error → Continue (using error output): every failure reaches the error output', () => {
@@ -679,35 +689,39 @@ describe('two webhook processors (queue mode): one resume, one download per arti
 		expectThreeCollectedOnce(run);
 	}, 60_000);
 
-	it("the deadline check that reaches the other processor while the last event's resume downloads starts no second collection", async () => {
-		const { run, jobIds } = await pauseHeld({
-			parameters: transcribe('pauseUntilWebhook', { options: { maxWaitSeconds: 8 } }),
-			input: await mediaItems(),
-			processors: 2,
-		});
-		run.route = (_callIndex, kind) => (kind === 'event' ? 0 : 1);
-		// Every download takes 15 s: the last event's collection on processor 0 still runs at Max Wait, 8 s after the
-		// pause, when the deadline check (the first check: none comes within 5 s of Max Wait) reaches processor 1.
-		await env.admin.setFaults({
-			rules: [
-				{ route: 'getTranscriptionArtifactByExtension', kind: 'latency', latency_ms: 15_000 },
-			],
-		});
-		await completeJobs(jobIds);
+	itOnProjectN8nOnly(
+		"the deadline check that reaches the other processor while the last event's resume downloads starts no second collection",
+		async () => {
+			const { run, jobIds } = await pauseHeld({
+				parameters: transcribe('pauseUntilWebhook', { options: { maxWaitSeconds: 8 } }),
+				input: await mediaItems(),
+				processors: 2,
+			});
+			run.route = (_callIndex, kind) => (kind === 'event' ? 0 : 1);
+			// Every download takes 15 s: the last event's collection on processor 0 still runs at Max Wait, 8 s after the
+			// pause, when the deadline check (the first check: none comes within 5 s of Max Wait) reaches processor 1.
+			await env.admin.setFaults({
+				rules: [
+					{ route: 'getTranscriptionArtifactByExtension', kind: 'latency', latency_ms: 15_000 },
+				],
+			});
+			await completeJobs(jobIds);
 
-		await within(run.finished());
-		// The pauser's watcher and processor 0's (it answered events without resuming) both send it at Max Wait.
-		const checks = await until('both deadline checks answered', () => {
-			const answered = run.calls.filter((call) => call.kind === 'check');
-			return answered.length >= 2 ? answered : undefined;
-		});
-		expect(run.calls.filter((call) => call.resumed).map((call) => call.kind)).toEqual(['event']);
-		expect(run.calls.filter((call) => call.secondResume)).toEqual([]);
-		expect(run.errors).toEqual([]);
-		// Every job has ended, the last one seconds ago: the deadline check leaves the resume to its event for a while.
-		for (const check of checks) expectLeftToTheEvent(check);
-		expectThreeCollectedOnce(run);
-	}, 60_000);
+			await within(run.finished());
+			// The pauser's watcher and processor 0's (it answered events without resuming) both send it at Max Wait.
+			const checks = await until('both deadline checks answered', () => {
+				const answered = run.calls.filter((call) => call.kind === 'check');
+				return answered.length >= 2 ? answered : undefined;
+			});
+			expect(run.calls.filter((call) => call.resumed).map((call) => call.kind)).toEqual(['event']);
+			expect(run.calls.filter((call) => call.secondResume)).toEqual([]);
+			expect(run.errors).toEqual([]);
+			// Every job has ended, the last one seconds ago: the deadline check leaves the resume to its event for a while.
+			for (const check of checks) expectLeftToTheEvent(check);
+			expectThreeCollectedOnce(run);
+		},
+		60_000,
+	);
 });
 
 /** Until every job's event was delivered with a 200 (n8n's own "starting up" answer, while run.startingUp is set). */
@@ -721,123 +735,135 @@ async function eventsAnsweredByN8nStartingUp(jobIds: string[]): Promise<void> {
 }
 
 describe('the watcher: a completion event that never reaches the node', () => {
-	it("n8n answered the batch's last event with its own 200 while starting up: the watcher's check resumes, well before Max Wait", async () => {
-		const { run, jobIds } = await pauseHeld({
-			parameters: transcribe('pauseUntilWebhook'),
-			input: await mediaItems(FILES.slice(0, 2)),
-		});
-		const pausedAt = Date.now();
-		run.startingUp = true;
-		await completeJobs(jobIds);
-		await eventsAnsweredByN8nStartingUp(jobIds);
-		expect(run.calls.some((call) => call.resumed)).toBe(false);
-		run.startingUp = false;
+	itOnProjectN8nOnly(
+		"n8n answered the batch's last event with its own 200 while starting up: the watcher's check resumes, well before Max Wait",
+		async () => {
+			const { run, jobIds } = await pauseHeld({
+				parameters: transcribe('pauseUntilWebhook'),
+				input: await mediaItems(FILES.slice(0, 2)),
+			});
+			const pausedAt = Date.now();
+			run.startingUp = true;
+			await completeJobs(jobIds);
+			await eventsAnsweredByN8nStartingUp(jobIds);
+			expect(run.calls.some((call) => call.resumed)).toBe(false);
+			run.startingUp = false;
 
-		// The checks come 5 s and 20 s after the pause; one that met n8n starting up counts for nothing.
-		await within(run.finished(), 60_000);
-		expect(run.errors).toEqual([]);
-		const resumedBy = run.calls.find((call) => call.resumed);
-		expect(resumedBy?.kind).toBe('check');
-		expect(resumedBy!.receivedAtMs - pausedAt).toBeLessThan(60_000);
-		expect(run.output().map((item) => item.json.status)).toEqual(['completed', 'completed']);
-	}, 90_000);
+			// The checks come 5 s and 20 s after the pause; one that met n8n starting up counts for nothing.
+			await within(run.finished(), 60_000);
+			expect(run.errors).toEqual([]);
+			const resumedBy = run.calls.find((call) => call.resumed);
+			expect(resumedBy?.kind).toBe('check');
+			expect(resumedBy!.receivedAtMs - pausedAt).toBeLessThan(60_000);
+			expect(run.output().map((item) => item.json.status)).toEqual(['completed', 'completed']);
+		},
+		90_000,
+	);
 
-	it("keeps checking through a redeploy — n8n starting up, the node unable to verify, a load balancer's 503 — and resumes once n8n is back", async () => {
-		const { run, jobIds } = await pauseHeld({
-			parameters: transcribe('pauseUntilWebhook'),
-			input: await mediaItems(FILES.slice(0, 2)),
-			frontDoor: true,
-		});
-		const router = run.frontDoor!;
-		run.startingUp = true;
-		await completeJobs(jobIds);
-		await eventsAnsweredByN8nStartingUp(jobIds);
-		const checks = () => run.calls.filter((call) => call.kind === 'check');
-		await until('a check answered by n8n starting up', () =>
-			checks().length >= 1 ? true : undefined,
-		);
-		run.startingUp = false;
-		run.credentialsUndecryptable = true;
-		await until(
-			"a check answered by the node's own error",
-			() => (checks().some((call) => call.status === 500) ? true : undefined),
-			60_000,
-		);
-		run.credentialsUndecryptable = false;
-		router.outage = 'unavailable';
-		const refusedChecks = () =>
-			router.records.filter(
-				(record) => record.target === 'none' && record.status === 503 && record.eventId === null,
+	itOnProjectN8nOnly(
+		"keeps checking through a redeploy — n8n starting up, the node unable to verify, a load balancer's 503 — and resumes once n8n is back",
+		async () => {
+			const { run, jobIds } = await pauseHeld({
+				parameters: transcribe('pauseUntilWebhook'),
+				input: await mediaItems(FILES.slice(0, 2)),
+				frontDoor: true,
+			});
+			const router = run.frontDoor!;
+			run.startingUp = true;
+			await completeJobs(jobIds);
+			await eventsAnsweredByN8nStartingUp(jobIds);
+			const checks = () => run.calls.filter((call) => call.kind === 'check');
+			await until('a check answered by n8n starting up', () =>
+				checks().length >= 1 ? true : undefined,
 			);
-		await until(
-			'two checks answered 503 by the load balancer',
-			() => (refusedChecks().length >= 2 ? true : undefined),
-			90_000,
-		);
-		router.outage = undefined;
+			run.startingUp = false;
+			run.credentialsUndecryptable = true;
+			await until(
+				"a check answered by the node's own error",
+				() => (checks().some((call) => call.status === 500) ? true : undefined),
+				60_000,
+			);
+			run.credentialsUndecryptable = false;
+			router.outage = 'unavailable';
+			const refusedChecks = () =>
+				router.records.filter(
+					(record) => record.target === 'none' && record.status === 503 && record.eventId === null,
+				);
+			await until(
+				'two checks answered 503 by the load balancer',
+				() => (refusedChecks().length >= 2 ? true : undefined),
+				90_000,
+			);
+			router.outage = undefined;
 
-		await within(run.finished(), 120_000);
-		expect(run.errors).toEqual([]);
-		const [startingUp, failed] = checks();
-		expect([startingUp.status, startingUp.response]).toEqual([200, undefined]);
-		expect([failed.status, failed.response]).toEqual([
-			500,
-			{ error: 'internal_error', pause_check: 'failed' },
-		]);
-		expect(refusedChecks()).toHaveLength(2);
-		expect(run.calls.filter((call) => call.resumed).map((call) => call.kind)).toEqual(['check']);
-		expect(run.output().map((item) => item.json.status)).toEqual(['completed', 'completed']);
-	}, 300_000);
+			await within(run.finished(), 120_000);
+			expect(run.errors).toEqual([]);
+			const [startingUp, failed] = checks();
+			expect([startingUp.status, startingUp.response]).toEqual([200, undefined]);
+			expect([failed.status, failed.response]).toEqual([
+				500,
+				{ error: 'internal_error', pause_check: 'failed' },
+			]);
+			expect(refusedChecks()).toHaveLength(2);
+			expect(run.calls.filter((call) => call.resumed).map((call) => call.kind)).toEqual(['check']);
+			expect(run.output().map((item) => item.json.status)).toEqual(['completed', 'completed']);
+		},
+		300_000,
+	);
 
-	it('every job ended before the execution was saved waiting (n8n answered 409, which the service does not repeat): the first check resumes', async () => {
-		const { accountId, credentials } = await freshAccount();
-		// Each upload takes 3.5 s and each job is completed as soon as it exists: every job ends while a later item
-		// uploads, the third one while the fourth item uploads, whose job is then refused (an unknown model tier), so
-		// the execution pauses only after.
-		await env.admin.setFaults({
-			rules: [{ route: 'uploadBinary', kind: 'latency', latency_ms: 3500 }],
-		});
-		const completing = completeJobsOf(accountId);
-		const media = makeWav({ seconds: 2 });
-		const input = await Promise.all(
-			['standard', 'standard', 'standard', 'no_such_tier'].map(
-				async (tier, index) =>
-					await binaryItem({
-						data: media,
-						fileName: `part-${index}.wav`,
-						mimeType: 'audio/wav',
-						json: { tier },
-					}),
-			),
-		);
-		const run = await pause({
-			parameters: transcribe('pauseUntilWebhook', {
-				additionalFields: { model_tier: '={{ $json.tier }}' },
-			}),
-			input,
-			credentials,
-			continueOnFail: true,
-		});
-		await completing.stop();
-		expect(run.status).toBe('waiting');
-		expect(eventCalls(run).map((call) => [call.status, call.resumed])).toEqual([
-			[409, false],
-			[409, false],
-			[409, false],
-		]);
+	itOnProjectN8nOnly(
+		'every job ended before the execution was saved waiting (n8n answered 409, which the service does not repeat): the first check resumes',
+		async () => {
+			const { accountId, credentials } = await freshAccount();
+			// Each upload takes 3.5 s and each job is completed as soon as it exists: every job ends while a later item
+			// uploads, the third one while the fourth item uploads, whose job is then refused (an unknown model tier), so
+			// the execution pauses only after.
+			await env.admin.setFaults({
+				rules: [{ route: 'uploadBinary', kind: 'latency', latency_ms: 3500 }],
+			});
+			const completing = completeJobsOf(accountId);
+			const media = makeWav({ seconds: 2 });
+			const input = await Promise.all(
+				['standard', 'standard', 'standard', 'no_such_tier'].map(
+					async (tier, index) =>
+						await binaryItem({
+							data: media,
+							fileName: `part-${index}.wav`,
+							mimeType: 'audio/wav',
+							json: { tier },
+						}),
+				),
+			);
+			const run = await pause({
+				parameters: transcribe('pauseUntilWebhook', {
+					additionalFields: { model_tier: '={{ $json.tier }}' },
+				}),
+				input,
+				credentials,
+				continueOnFail: true,
+			});
+			await completing.stop();
+			expect(run.status).toBe('waiting');
+			expect(eventCalls(run).map((call) => [call.status, call.resumed])).toEqual([
+				[409, false],
+				[409, false],
+				[409, false],
+			]);
 
-		await within(run.finished());
-		expect(run.calls.slice(3).map((call) => [call.kind, call.status, call.resumed])).toEqual([
-			['check', 200, true],
-		]);
-		const output = run.output();
-		expect(output.slice(0, 3).map((item) => item.json.status)).toEqual([
-			'completed',
-			'completed',
-			'completed',
-		]);
-		expect(output[3].json.error).toMatchObject({ http_status: 422 });
-	}, 60_000);
+			await within(run.finished());
+			expect(run.calls.slice(3).map((call) => [call.kind, call.status, call.resumed])).toEqual([
+				['check', 200, true],
+			]);
+			const output = run.output();
+			expect(output.slice(0, 3).map((item) => item.json.status)).toEqual([
+				'completed',
+				'completed',
+				'completed',
+			]);
+			expect(output[3].json.error).toMatchObject({ http_status: 422 });
+		},
+		60_000,
+	);
 });
 
 describe('a job that ended before the execution was saved waiting', () => {
