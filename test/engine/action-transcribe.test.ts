@@ -1,10 +1,9 @@
 // Transcription → Transcribe and Download: binary in → slot → streamed upload → job → wait → transcripts out.
-import { randomBytes } from 'node:crypto';
 
 import JSZip from 'jszip';
 import { PDFDocument } from 'pdf-lib';
 
-import { makeWav } from '../support/fixtures/media';
+import { makeWav, NOT_MEDIA } from '../support/fixtures/media';
 import {
 	actionNode,
 	ACTION_NODE,
@@ -160,7 +159,7 @@ describe('Transcription → Transcribe and Download', () => {
 		const result = await runWorkflow({
 			nodes: [transcribe()],
 			credentials: live,
-			input: [await wavItem('noise.wav', randomBytes(4096))],
+			input: [await wavItem('noise.wav', NOT_MEDIA)],
 		});
 		const error = nodeError(result);
 		expect(error.code).toBe('job_failed');
@@ -172,7 +171,7 @@ describe('Transcription → Transcribe and Download', () => {
 		const result = await runWorkflow({
 			nodes: [transcribe({ options: { concurrency: 2 } }, true)],
 			credentials: live,
-			input: [await wavItem('noise.wav', randomBytes(4096)), await wavItem('fine.wav')],
+			input: [await wavItem('noise.wav', NOT_MEDIA), await wavItem('fine.wav')],
 		});
 		expect(result.error).toBeUndefined();
 		const [failed, fine] = result.output(ACTION_NODE);
