@@ -36,7 +36,7 @@ ensure_node() {
 
 # cached_install NAME FOLDER NODE_BIN CHECK_FUNCTION
 #   Installs FOLDER's package.json (+ package-lock.json) with NODE_BIN's Node (npm, node-gyp and install scripts
-#   all see it and build against its headers when it is the npm `node` package's binary), unless the cache holds
+#   all see it and build against the headers beside it), unless the cache holds
 #   that install already; runs CHECK_FUNCTION <dir> <node_bin> on a fresh install; links NODE_BIN as
 #   node_modules/.tss-e2e/node. Sets `cached_dir` to the install. Writes FOLDER/package-lock.json on a first install.
 cached_install() {
@@ -49,10 +49,10 @@ cached_install() {
 	local node_version node_dir path_prefix="" nodedir=""
 	node_version="$("$node_bin" --version)"
 	node_dir="$(dirname "$(dirname "$node_bin")")"
-	if [[ "$node_bin" != "$(readlink -f "$(command -v node)")" ]]; then
-		path_prefix="$(dirname "$node_bin"):"
-		[[ -d "$node_dir/include/node" ]] && nodedir="$node_dir"
-	fi
+	[[ "$node_bin" != "$(readlink -f "$(command -v node)")" ]] && path_prefix="$(dirname "$node_bin"):"
+	# Native modules (sqlite3) build against the headers beside the Node that runs them (the npm `node` package's, or a
+	# distribution's /usr/include/node): node-gyp would otherwise download them from nodejs.org, which CI may not reach.
+	[[ -f "$node_dir/include/node/node_version.h" ]] && nodedir="$node_dir"
 
 	local lock_files=("$folder/package.json")
 	[[ -f "$folder/package-lock.json" ]] && lock_files+=("$folder/package-lock.json")
