@@ -5,8 +5,8 @@
 // - the jobs this process does not know to have ended are read, older first, stopping at the first one still running
 //   (a deadline check reads them all, over as many tries as the rate limit takes, each going on where the last one
 //   stopped); what ended is remembered with its snapshot;
-// - every read happens before the answer: a read that fails answers 503 and claims nothing (the service delivers the
-//   event again; a check tries again later);
+// - every read happens before the answer: a read that fails, or reads that would make the answer late, answer 503
+//   and claim nothing (the service delivers the event again; a check tries again later);
 // - a job still running: 200, waiting; every job ended: the resume is claimed, the answer goes out at once, then the
 //   results are collected and handed to n8n — except that a check leaves a recent end to its event for a while
 //   (decision.ts, checkResumesFrom): 200, settling.
@@ -59,22 +59,30 @@ const ANSWER_READ_POLICY: RetryPolicy = {
 	rateLimitJitterMs: 100,
 	attemptTimeoutMs: 3000,
 };
-/** How long an event's reads may take before it is answered 503 (the service delivers it again). */
-const EVENT_READ_BUDGET_MS = 5_000;
-/** A check is this pack's own request: its reads may take longer (the deadline check reads every pending job). */
-const CHECK_READ_BUDGET_MS = 60_000;
+/**
+ * From its arrival (waiting behind this execution's other requests included): how long an event's reads may go on,
+ * and by when its answer must go out for it to claim the resume. An answer after the service stopped waiting (10 s)
+ * counts as failed, and the event's next delivery, perhaps to another process, would resume the execution again.
+ */
+const EVENT_LIMITS = { readsMs: 5_000, claimMs: 8_000 };
+/**
+ * A check is this pack's own request: its reads may take longer (the deadline check reads every pending job), and the
+ * watcher waits 120 s for its answer.
+ */
+const CHECK_LIMITS = { readsMs: 60_000, claimMs: 100_000 };
 
 type Answer = (status: number, body: IDataObject) => void;
 /** An answer that is the same for an event and a check; a check's also says `outcome` (CHECK_ANSWER_KEY). */
 type Reply = (status: number, body: IDataObject, outcome: CheckAnswer) => void;
 
 export async function resumeOnRequest(this: IWebhookFunctions): Promise<IWebhookResponseData> {
+	const receivedAtMs = Date.now();
 	const response = this.getResponseObject();
 	const answer: Answer = (status, body) => {
 		if (!response.headersSent) response.status(status).json(body);
 	};
 	try {
-		return await handleRequest(this, answer);
+		return await handleRequest(this, answer, receivedAtMs);
 	} catch (error) {
 		this.logger.error(
 			`Transcription Service: a resume request failed and the execution keeps waiting: ${(error as Error).message}`,
@@ -90,6 +98,7 @@ export async function resumeOnRequest(this: IWebhookFunctions): Promise<IWebhook
 async function handleRequest(
 	context: IWebhookFunctions,
 	answer: Answer,
+	receivedAtMs: number,
 ): Promise<IWebhookResponseData> {
 	const executionId = context.getExecutionId() as string;
 	const request = await verifiedRequest(context, executionId);
@@ -122,7 +131,7 @@ async function handleRequest(
 	const ledger = ledgerOf(executionId, deadlineAtMs + 2 * afterMaxWait(records).backstopMs);
 	const decided = await serialised(
 		ledger,
-		async () => await decide(context, records, ledger, request),
+		async () => await decide(context, records, ledger, request, receivedAtMs),
 	);
 	if (decided.outcome !== 'resume') {
 		if (decided.outcome === 'read_failed') {
@@ -161,14 +170,14 @@ async function decide(
 	records: readonly PauseRecord[],
 	ledger: Ledger,
 	request: PauseRequest,
+	receivedAtMs: number,
 ): Promise<Decided> {
 	if (ledger.resuming) return { outcome: 'resuming' };
 	if (request.kind === 'event') hearEvent(ledger, request);
 	const client = new TranscriptionServiceClient(context, ANSWER_READ_POLICY);
-	const budgetEndMs =
-		Date.now() + (request.kind === 'event' ? EVENT_READ_BUDGET_MS : CHECK_READ_BUDGET_MS);
+	const limits = request.kind === 'event' ? EVENT_LIMITS : CHECK_LIMITS;
 	for (const jobId of jobsToRead(records, ledger, request)) {
-		if (Date.now() > budgetEndMs) {
+		if (Date.now() > receivedAtMs + limits.readsMs) {
 			return { outcome: 'read_failed', message: 'the reads took longer than an answer may' };
 		}
 		let job: JobSnapshot;
@@ -184,6 +193,13 @@ async function decide(
 	}
 	const reached = verdict(records, ledger, request);
 	if (reached.action !== 'resume') return { outcome: 'answer', verdict: reached };
+	if (Date.now() > receivedAtMs + limits.claimMs) {
+		// What was learned stays: the next delivery or check resumes at once.
+		return {
+			outcome: 'read_failed',
+			message: 'the answer would come after the request stopped waiting for it',
+		};
+	}
 	ledger.resuming = true;
 	return { outcome: 'resume' };
 }
