@@ -439,7 +439,10 @@ describe('the deadline check of a large batch under the rate limit', () => {
 			for (const call of deadlineChecks.filter((check) => !check.resumed)) {
 				const answer = [call.status, call.response];
 				if (call.status === 503) {
-					expect(answer).toEqual([503, { error: 'status_unavailable', pause_check: 'read_failed' }]);
+					expect(answer).toEqual([
+						503,
+						{ error: 'status_unavailable', pause_check: 'read_failed' },
+					]);
 					expect(call.receivedAtMs).toBeLessThanOrEqual(resumedAtMs);
 				} else {
 					expect(answer).toEqual([
