@@ -21,6 +21,7 @@ import {
 	SimService,
 	SimTrigger,
 	type SimJob,
+	type SimOrder,
 } from '../support/fixtures/polling-sim';
 
 const MINUTE = 60_000;
@@ -31,6 +32,18 @@ function keys(jobs: SimJob[], status: string): string[] {
 
 function sorted(values: string[]): string[] {
 	return [...values].sort();
+}
+
+/** A trigger activated a minute after 150 jobs ended in `status` (more than a page), then `count` jobs created. */
+function activatedOverAFullList(order: SimOrder, status: string, count: number) {
+	const service = new SimService(order);
+	for (const job of service.create(150)) service.finish(job, status);
+	service.advance(MINUTE);
+	const trigger = new SimTrigger(service);
+	trigger.activate();
+	const created = service.create(count);
+	service.advance(MINUTE);
+	return { service, trigger, created };
 }
 
 describe.each(SIM_ORDERS)('list order %s', (order) => {
@@ -549,13 +562,11 @@ describe.each(SIM_ORDERS)(
 	'a job that leaves completed (docs/api-notes.md says it does not) (order %s)',
 	(order) => {
 		test('back to processing, and on to failed: nothing throws, the count follows the list, the jobs after are emitted once', () => {
-			const service = new SimService(order);
-			for (const job of service.create(150)) service.finish(job, 'completed');
-			service.advance(MINUTE);
-			const trigger = new SimTrigger(service);
-			trigger.activate();
-			const [reverted, refailed, later] = service.create(3);
-			service.advance(MINUTE);
+			const {
+				service,
+				trigger,
+				created: [reverted, refailed, later],
+			} = activatedOverAFullList(order, 'completed', 3);
 			service.finish(reverted, 'completed');
 			service.finish(refailed, 'completed');
 			service.advance(MINUTE);
@@ -593,13 +604,11 @@ describe.each(SIM_ORDERS)(
 describe.each(SIM_ORDERS)('answers that are not a usable list (order %s)', (order) => {
 	/** A service whose `failed` list has 150 jobs, a trigger on completed and failed, then one job that fails. */
 	function failedBehindGarbledList() {
-		const service = new SimService(order);
-		for (const job of service.create(150)) service.finish(job, 'failed');
-		service.advance(MINUTE);
-		const trigger = new SimTrigger(service);
-		trigger.activate();
-		const [failed] = service.create(1);
-		service.advance(MINUTE);
+		const {
+			service,
+			trigger,
+			created: [failed],
+		} = activatedOverAFullList(order, 'failed', 1);
 		service.finish(failed, 'failed');
 		return { service, trigger, failed };
 	}
@@ -679,13 +688,11 @@ describe.each(SIM_ORDERS)('answers that are not a usable list (order %s)', (orde
 	])(
 		'one job listed with %s in one answer: that page settles nothing, the note names the job and field, a later poll emits the job once',
 		(_name, change, problem) => {
-			const service = new SimService(order);
-			for (const job of service.create(150)) service.finish(job, 'completed');
-			service.advance(MINUTE);
-			const trigger = new SimTrigger(service);
-			trigger.activate();
-			const [job] = service.create(1);
-			service.advance(MINUTE);
+			const {
+				service,
+				trigger,
+				created: [job],
+			} = activatedOverAFullList(order, 'completed', 1);
 			service.finish(job, 'completed');
 			service.advance(MINUTE);
 			const garbledAt: number[] = [];
