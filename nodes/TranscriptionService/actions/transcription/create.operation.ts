@@ -6,13 +6,13 @@ import type {
 } from 'n8n-workflow';
 import { updateDisplayOptions } from 'n8n-workflow';
 
-import { idempotencyKeyFor } from '../../helpers/idempotency';
-import { uploadIdFrom } from '../../helpers/upload';
 import {
+	additionalFieldsProperty,
 	createRequest,
 	createTranscription,
-	transcriptionOptionsProperty,
-} from '../../helpers/transcription';
+} from '../../helpers/create-job';
+import { idempotencyKeyFor } from '../../helpers/idempotency';
+import { uploadIdFrom } from '../../helpers/upload';
 import type { TranscriptionServiceClient } from '../../../shared/transport';
 
 const jobUploadIdProperty: INodeProperties = {
@@ -38,7 +38,7 @@ const idempotencyKeyOption: INodeProperties = {
 
 const properties: INodeProperties[] = [
 	jobUploadIdProperty,
-	transcriptionOptionsProperty,
+	additionalFieldsProperty,
 	{
 		displayName: 'Options',
 		name: 'options',

@@ -11,7 +11,7 @@ import {
 	createRequest,
 	createTranscription,
 	type CreatedTranscription,
-} from '../../../helpers/transcription';
+} from '../../../helpers/create-job';
 import { createUploadSlot, uploadMedia } from '../../../helpers/upload';
 
 export interface TranscribeItem {

@@ -12,7 +12,7 @@ import type { TranscriptionServiceClient } from '../../../../shared/transport';
 import { artifactFormatOptions } from '../../../../shared/vocabulary';
 import { inputBinaryFieldProperty } from '../../../helpers/binary';
 import type { ItemOutcome } from '../../../helpers/item-loop';
-import { transcriptionOptionsProperty } from '../../../helpers/transcription';
+import { additionalFieldsProperty } from '../../../helpers/create-job';
 import { pauseUntilWebhook, startPausedJob } from './pause-mode';
 import { pollItem } from './poll-mode';
 
@@ -62,7 +62,7 @@ const properties: INodeProperties[] = [
 		default: '',
 		displayOptions: { show: { waitMode: ['pauseUntilWebhook'] } },
 	},
-	transcriptionOptionsProperty,
+	additionalFieldsProperty,
 	{
 		displayName: 'Options',
 		name: 'options',

@@ -1,4 +1,5 @@
-// Creating a job (spec 4.4), shared by Transcription → Create and Transcribe and Download.
+// Creating a job (spec 4.4): the Additional Fields collection, the request built from it, and the call. Shared by
+// Transcription → Create and Transcribe and Download.
 import type { IDataObject, INodeProperties } from 'n8n-workflow';
 
 import {
@@ -10,7 +11,7 @@ import type { TranscriptionServiceClient } from '../../shared/transport';
 import { modelTierOptions, outputFormatOptions } from '../../shared/vocabulary';
 
 /** The optional fields of the create request, named as the API names them; only those the user adds are sent. */
-export const transcriptionOptionsProperty: INodeProperties = {
+export const additionalFieldsProperty: INodeProperties = {
 	displayName: 'Additional Fields',
 	name: 'additionalFields',
 	type: 'collection',
