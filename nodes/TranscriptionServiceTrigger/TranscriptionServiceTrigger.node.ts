@@ -20,7 +20,7 @@ import {
 	resolveSettings,
 	type DeliverySettings,
 	type TriggerOptions,
-} from './delivery';
+} from './delivery-decision';
 import { properties } from './description';
 
 export class TranscriptionServiceTrigger implements INodeType {

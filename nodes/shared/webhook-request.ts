@@ -2,7 +2,12 @@
 import type { IWebhookFunctions } from 'n8n-workflow';
 
 import { CREDENTIAL_TYPE } from './credentials';
-import { declaredLengthTooLarge, MAX_BODY_BYTES, reject, type Rejection } from './delivery';
+import {
+	declaredLengthTooLarge,
+	MAX_BODY_BYTES,
+	reject,
+	type Rejection,
+} from './delivery-verification';
 
 type WebhookRequest = ReturnType<IWebhookFunctions['getRequestObject']>;
 

@@ -1,13 +1,13 @@
 // The trigger's decision for each delivery, against deliveries signed by Python's hmac
 // (test/support/fixtures/make_trigger_vectors.py), with the receiver clock each vector names.
-import { declaredLengthTooLarge, MAX_BODY_BYTES } from '../../nodes/shared/delivery';
+import { declaredLengthTooLarge, MAX_BODY_BYTES } from '../../nodes/shared/delivery-verification';
 import { eventItemJson } from '../../nodes/shared/event-item';
 import {
 	decideDelivery,
 	DEFAULT_EVENTS,
 	resolveSettings,
 	type DeliveryDecision,
-} from '../../nodes/TranscriptionServiceTrigger/delivery';
+} from '../../nodes/TranscriptionServiceTrigger/delivery-decision';
 import {
 	loadTriggerVectors,
 	vectorBody,

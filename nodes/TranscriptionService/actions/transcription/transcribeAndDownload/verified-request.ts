@@ -9,7 +9,7 @@ import {
 	isWebhookTestDelivery,
 	verifyPauseCheck,
 } from '../../../../../src/webhooks';
-import { verifyDelivery } from '../../../../shared/delivery';
+import { verifyDelivery } from '../../../../shared/delivery-verification';
 import { readRawBody, signingSecrets } from '../../../../shared/webhook-request';
 import type { PauseRequest } from './decision';
 

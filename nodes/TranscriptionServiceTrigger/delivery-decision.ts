@@ -6,7 +6,11 @@ import {
 	deliveryEventHeader,
 	type WebhookEventBody,
 } from '../../src/webhooks';
-import { verifyDelivery, type ReceivedDelivery, type Rejection } from '../shared/delivery';
+import {
+	verifyDelivery,
+	type ReceivedDelivery,
+	type Rejection,
+} from '../shared/delivery-verification';
 import { activeSeenEvents, hasSeenEvent, rememberEvent, type SeenEvent } from './dedupe';
 
 const IGNORED_NOT_SELECTED = 'event not selected';
@@ -42,7 +46,7 @@ export function resolveSettings(
 	};
 }
 
-/** A received delivery as shared/delivery.ts verifies it, with the trigger's settings in place of the tolerance. */
+/** A received delivery as verifyDelivery takes it, with the trigger's settings in place of the tolerance. */
 export interface Delivery extends Omit<ReceivedDelivery, 'toleranceSeconds'> {
 	settings: DeliverySettings;
 	/** The dedupe window as stored in static data (any shape; junk is ignored). */
@@ -66,7 +70,7 @@ export type DeliveryDecision =
 			seenEvents?: SeenEvent[];
 	  };
 
-/** Verified (shared/delivery.ts), then the trigger's own choices: the event selection and the dedupe window. */
+/** verifyDelivery first, then the trigger's own choices: the event selection and the dedupe window. */
 export function decideDelivery(delivery: Delivery): DeliveryDecision {
 	const { settings } = delivery;
 	const verified = verifyDelivery({ ...delivery, toleranceSeconds: settings.toleranceSeconds });
