@@ -41,9 +41,7 @@ export class TranscriptionService implements INodeType {
 			dark: 'file:../../icons/transcriptionService.dark.svg',
 		},
 		group: ['transform'],
-		// 2: Job (Get, Download Artifact) is a resource locator. Workflows saved with version 1 keep its Job ID string.
-		version: [1, 2],
-		defaultVersion: 2,
+		version: 1,
 		// Labels rather than raw values under the node on the canvas. n8n's scanner requires a string literal here, so
 		// this is where the canvas labels are written; a unit test keeps its keys equal to the operations offered.
 		subtitle:

@@ -434,7 +434,7 @@ describe.each(PAGES)('%s', (page) => {
 		expect(problems).toEqual([]);
 	});
 
-	it('names every field of the node in its field table (version 1 fields and notices aside)', () => {
+	it('names every field of the node in its field table (notices aside)', () => {
 		const missing: string[] = [];
 		for (const [, node, table] of markdown.matchAll(
 			/<!-- fields: (\w+) -->\s*\n((?:\|.*\|\n?)+)/g,
@@ -442,9 +442,7 @@ describe.each(PAGES)('%s', (page) => {
 			const description = descriptions.find((candidate) => candidate.name === node);
 			const named = new Set(italics(table).flatMap((span) => span.split(/\s+→\s+/)));
 			for (const property of allProperties(description?.properties ?? [])) {
-				const versions = property.displayOptions?.show?.['@version'];
-				const firstVersionOnly = versions?.length === 1 && versions[0] === 1;
-				if (property.type === 'notice' || firstVersionOnly) continue;
+				if (property.type === 'notice') continue;
 				if (['Resource', 'Operation'].includes(property.displayName)) continue;
 				if (!named.has(property.displayName)) missing.push(`${node}: ${property.displayName}`);
 			}

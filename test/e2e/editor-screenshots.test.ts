@@ -3,7 +3,7 @@
 // E2E_UPDATE_SCREENSHOTS=1 they also replace the ones under docs/ that the README and docs/ pages show: the nodes (the
 // Polling Trigger included), the credential, a finished run of the form example (its four files), and the Wait Mode
 // choice. The docs test fails on a picture under docs/ that no page links.
-// The Job field (node version 2) is used as a person would: its From List search through n8n's own editor endpoint,
+// The Job field is used as a person would: its From List search through n8n's own editor endpoint,
 // a job picked in the editor, saved and run.
 import { existsSync } from 'node:fs';
 import { copyFile, mkdir } from 'node:fs/promises';
@@ -123,7 +123,7 @@ const listJobs = (
 	paginationToken?: string,
 ) =>
 	api.resourceLocatorResults({
-		nodeTypeAndVersion: { name: ACTION_NODE_TYPE, version: 2 },
+		nodeTypeAndVersion: { name: ACTION_NODE_TYPE, version: 1 },
 		path: 'jobId',
 		methodName: 'searchJobs',
 		currentNodeParameters: {
@@ -246,7 +246,7 @@ describeWithChromium(`Editor screenshots in n8n ${context.n8nVersion}`, () => {
 		expect(found).toContain('Transcription Service');
 	});
 
-	describe('the Job field (Get, Download Artifact; node version 2)', () => {
+	describe('the Job field (Get, Download Artifact)', () => {
 		const admin = new SandboxAdmin(context.sandboxBaseUrl);
 		let hebrew: Job;
 		let english: Job;

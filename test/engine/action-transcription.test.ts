@@ -227,7 +227,11 @@ describe('Transcription → Get (getTranscription)', () => {
 	test('the job snapshot; asked twice in one execution, the second ask is a 304 answered from the remembered snapshot', async () => {
 		const jobId = await job(live.apiKey);
 		const input = [{ json: { job_id: jobId } }, { json: { job_id: jobId } }];
-		const result = await runWorkflow({ nodes: [node('get')], credentials: live, input });
+		const result = await runWorkflow({
+			nodes: [node('get', { jobId: { __rl: true, mode: 'id', value: '={{ $json.job_id }}' } })],
+			credentials: live,
+			input,
+		});
 		expect(result.error).toBeUndefined();
 		const [first, second] = result.output(ACTION_NODE);
 		expect(first.json).toMatchObject({

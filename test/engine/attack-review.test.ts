@@ -36,13 +36,13 @@ describe('ids with dot segments or separators are refused before any request', (
 		[
 			'Get',
 			{ resource: 'transcription', operation: 'get', jobId: '..' },
-			'Job ID',
+			'Job',
 			'".." is a path segment, not an id',
 		],
 		[
 			'Get',
 			{ resource: 'transcription', operation: 'get', jobId: '.' },
-			'Job ID',
+			'Job',
 			'"." is a path segment, not an id',
 		],
 		[
@@ -53,7 +53,7 @@ describe('ids with dot segments or separators are refused before any request', (
 				jobId: '../account',
 				format: 'srt',
 			},
-			'Job ID',
+			'Job',
 			'it contains a path separator ("/" or "\\")',
 		],
 		[

@@ -1,6 +1,6 @@
-// The Job field of Get and Download Artifact (node version 2: a resource locator) inside n8n's engine, against the
-// sandbox: the editor's From List search run the way n8n runs it (n8n-core's LoadOptionsContext for a node that is
-// being edited), the By ID and By URL modes in executions, and workflows saved by version 1 with a plain Job ID.
+// The Job field of Get and Download Artifact (a resource locator) inside n8n's engine, against the sandbox: the
+// editor's From List search run the way n8n runs it (n8n-core's LoadOptionsContext for a node that is being edited),
+// the By ID and By URL modes in executions, and a plain string in its place.
 import { LoadOptionsContext } from 'n8n-core';
 import type {
 	INode,
@@ -130,7 +130,7 @@ async function searchJobs(
 		id: 'uuid-1234',
 		name: 'Temp-Node',
 		type: nodeType('transcriptionService'),
-		typeVersion: 2,
+		typeVersion: 1,
 		position: [0, 0],
 		parameters,
 		credentials: { [CREDENTIAL_TYPE]: { id: 'cred-1', name: 'Transcription Service account' } },
@@ -167,10 +167,8 @@ const listRequests = () =>
 const expectedLabel = (job: Job, rest = '15 s · English') =>
 	`${job.created_at.slice(0, 16).replace('T', ' ')} UTC · ${job.status} · ${rest} · ${job.job_id}`;
 
-const node = (operation: string, parameters: Record<string, unknown> = {}) => ({
-	...actionNode({ resource: 'transcription', operation, ...parameters }),
-	typeVersion: 2,
-});
+const node = (operation: string, parameters: Record<string, unknown> = {}) =>
+	actionNode({ resource: 'transcription', operation, ...parameters });
 const locator = (mode: 'list' | 'id' | 'url', value: string, cachedResultName?: string) => ({
 	__rl: true,
 	mode,
@@ -178,21 +176,19 @@ const locator = (mode: 'list' | 'id' | 'url', value: string, cachedResultName?: 
 	...(cachedResultName ? { cachedResultName } : {}),
 });
 
-describe('Node versions', () => {
-	test('version 2 is the default; version 1 keeps the Job ID string, version 2 has the Job locator', async () => {
+describe('The Job field', () => {
+	test('one node version; Get and Download Artifact each have the Job locator, From List by default', async () => {
 		const loader = await loadPackage();
 		const description = new PackageNodeTypes(loader).getByName(nodeType('transcriptionService'))
 			.description as INodeTypeDescription;
-		expect(description.version).toEqual([1, 2]);
-		expect(description.defaultVersion).toBe(2);
+		expect(description.version).toBe(1);
+		expect(description.defaultVersion).toBeUndefined();
 		const jobFields = description.properties.filter((property) => property.name === 'jobId');
 		expect(jobFields.map((field) => [field.type, field.displayOptions?.show?.operation])).toEqual([
-			['string', ['downloadArtifact']],
 			['resourceLocator', ['downloadArtifact']],
-			['string', ['get']],
 			['resourceLocator', ['get']],
 		]);
-		const [locatorField] = jobFields.filter((field) => field.type === 'resourceLocator');
+		const [locatorField] = jobFields;
 		expect(locatorField.default).toEqual({ mode: 'list', value: '' });
 		expect(locatorField.modes?.map((mode) => mode.name)).toEqual(['list', 'id', 'url']);
 	});
@@ -368,7 +364,7 @@ describe('Job → From List (listSearch.searchJobs, GET /transcriptions)', () =>
 	});
 });
 
-describe('Job → By ID and From List in an execution (node version 2)', () => {
+describe('Job → By ID and From List in an execution', () => {
 	let job: Job;
 
 	beforeAll(async () => {
@@ -560,17 +556,14 @@ describe('Job → By URL (links.self, links.artifact)', () => {
 	test('with Continue On Fail a refused link is an item error, and the other items run', async () => {
 		const result = await runWorkflow({
 			nodes: [
-				{
-					...actionNode(
-						{
-							resource: 'transcription',
-							operation: 'get',
-							jobId: locator('url', '={{ $json.link }}'),
-						},
-						{ continueOnFail: true },
-					),
-					typeVersion: 2,
-				},
+				actionNode(
+					{
+						resource: 'transcription',
+						operation: 'get',
+						jobId: locator('url', '={{ $json.link }}'),
+					},
+					{ continueOnFail: true },
+				),
 			],
 			credentials: env.testMode,
 			input: [
@@ -616,25 +609,20 @@ describe('Job with a custom path prefix (/svc/v2)', () => {
 	});
 });
 
-describe('Workflows saved by node version 1 (Job ID as a plain string)', () => {
+describe('Job given a plain string in place of the locator (a hand-written or generated workflow)', () => {
 	let job: Job;
 
 	beforeAll(async () => {
-		job = await createJob(env.testMode.apiKey, 'old workflow.wav');
+		job = await createJob(env.testMode.apiKey, 'plain string.wav');
 	});
 
-	// What the examples and every workflow saved before version 2 hold: typeVersion 1, `jobId: '={{ $json.job_id }}'`.
-	const versionOne = (operation: string, parameters: Record<string, unknown> = {}) =>
-		actionNode({
-			resource: 'transcription',
-			operation,
-			jobId: '={{ $json.job_id }}',
-			...parameters,
-		});
-
-	test('Get and Download Artifact run as before, reading the job_id of each input item', async () => {
+	test('Get and Download Artifact read it as an id, here the job_id of each input item', async () => {
 		const input = [{ json: { job_id: job.job_id } }];
-		const get = await runWorkflow({ nodes: [versionOne('get')], credentials: env.testMode, input });
+		const get = await runWorkflow({
+			nodes: [node('get', { jobId: '={{ $json.job_id }}' })],
+			credentials: env.testMode,
+			input,
+		});
 		expect(get.error).toBeUndefined();
 		expect(get.output(ACTION_NODE)[0].json).toMatchObject({
 			job_id: job.job_id,
@@ -642,7 +630,13 @@ describe('Workflows saved by node version 1 (Job ID as a plain string)', () => {
 		});
 
 		const download = await runWorkflow({
-			nodes: [versionOne('downloadArtifact', { format: 'srt', binaryPropertyName: 'data' })],
+			nodes: [
+				node('downloadArtifact', {
+					jobId: '={{ $json.job_id }}',
+					format: 'srt',
+					binaryPropertyName: 'data',
+				}),
+			],
 			credentials: env.testMode,
 			input,
 		});
@@ -650,39 +644,22 @@ describe('Workflows saved by node version 1 (Job ID as a plain string)', () => {
 		expect(download.output(ACTION_NODE)[0].json).toMatchObject({
 			job_id: job.job_id,
 			format: 'srt',
-			file_name: 'old workflow.srt',
+			file_name: 'plain string.srt',
 		});
 	});
 
-	test("a saved workflow without the Job ID parameter gets version 1's default, the input item's job_id", async () => {
-		const result = await runWorkflow({
-			nodes: [actionNode({ resource: 'transcription', operation: 'get' })],
-			credentials: env.testMode,
-			input: [{ json: { job_id: job.job_id } }],
-		});
-		expect(result.output(ACTION_NODE)[0].json).toMatchObject({ job_id: job.job_id });
-	});
-
-	test('errors still name "Job ID"', async () => {
+	test('an id it cannot be is refused before any request, naming the Job field', async () => {
 		const error = nodeError(
 			await runWorkflow({
-				nodes: [versionOne('get')],
+				nodes: [node('get', { jobId: '={{ $json.job_id }}' })],
 				credentials: env.testMode,
 				input: [{ json: { job_id: '../account' } }],
 			}),
 		);
 		expect(error.code).toBe('invalid_id');
 		expect(error.message).toBe(
-			'The parameter "Job ID" is not a valid id: it contains a path separator ("/" or "\\")',
+			'The parameter "Job" is not a valid id: it contains a path separator ("/" or "\\")',
 		);
-	});
-
-	test('version 2 given a plain string (a hand-edited or generated workflow) reads it as an id', async () => {
-		const result = await runWorkflow({
-			nodes: [node('get', { jobId: '={{ $json.job_id }}' })],
-			credentials: env.testMode,
-			input: [{ json: { job_id: job.job_id } }],
-		});
-		expect(result.output(ACTION_NODE)[0].json).toMatchObject({ job_id: job.job_id });
+		expect(env.proxy.exchanges).toHaveLength(0);
 	});
 });

@@ -287,7 +287,7 @@ const CASES: Record<string, BadInputCase[]> = {
 		},
 	],
 	'transcription.get': [
-		{ name: 'job id empty', parameters: getJob(EMPTY), expect: { mentions: ['Job ID', 'job_id'] } },
+		{ name: 'job id empty', parameters: getJob(EMPTY), expect: { mentions: ['"Job"', 'job_id'] } },
 		{
 			name: 'unknown job id',
 			parameters: getJob('job_doesnotexist000000000000'),
@@ -326,7 +326,7 @@ const CASES: Record<string, BadInputCase[]> = {
 		{
 			name: 'job id empty',
 			parameters: download({ jobId: EMPTY }),
-			expect: { mentions: ['Job ID', 'job_id'] },
+			expect: { mentions: ['"Job"', 'job_id'] },
 		},
 		{
 			name: 'unknown job id',
@@ -631,12 +631,17 @@ test('R3: a literally empty required parameter of any operation is refused by n8
 		for (const variant of variants) {
 			const node = withDefaults({ resource, operation, ...variant });
 			for (const property of properties.filter(
-				(candidate) => candidate.required && candidate.type === 'string' && shown(node, candidate),
+				(candidate) =>
+					candidate.required &&
+					(candidate.type === 'string' || candidate.type === 'resourceLocator') &&
+					shown(node, candidate),
 			)) {
 				const label = `${resource}.${operation}: ${property.name}`;
 				checked.add(label);
-				const emptied = withDefaults({ ...node.parameters, [property.name]: '' });
-				emptied.parameters[property.name] = '';
+				const empty =
+					property.type === 'resourceLocator' ? { __rl: true, mode: 'id', value: '' } : '';
+				const emptied = withDefaults({ ...node.parameters, [property.name]: empty });
+				emptied.parameters[property.name] = empty;
 				if (
 					!NodeHelpers.getNodeParametersIssues(properties, emptied, description)?.parameters?.[
 						property.name

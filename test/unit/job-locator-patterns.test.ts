@@ -23,7 +23,7 @@ const node: INode = {
 	id: 'node-1',
 	name: 'Transcription Service',
 	type: 'transcriptionService',
-	typeVersion: 2,
+	typeVersion: 1,
 	position: [0, 0],
 	parameters: {},
 };

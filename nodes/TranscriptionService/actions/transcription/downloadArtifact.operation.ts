@@ -15,10 +15,10 @@ import {
 } from '../../../shared/artifact';
 import type { TranscriptionServiceClient } from '../../../shared/transport';
 import { artifactFormatOptions } from '../../../shared/vocabulary';
-import { jobIdParameter, jobProperties } from './job-locator';
+import { jobIdParameter, jobProperty } from './job-locator';
 
 const properties: INodeProperties[] = [
-	...jobProperties,
+	jobProperty,
 	{
 		displayName: 'Format',
 		name: 'format',

@@ -2,9 +2,9 @@ import type { IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n
 import { updateDisplayOptions } from 'n8n-workflow';
 
 import type { TranscriptionServiceClient } from '../../../shared/transport';
-import { jobIdParameter, jobProperties } from './job-locator';
+import { jobIdParameter, jobProperty } from './job-locator';
 
-const properties: INodeProperties[] = [...jobProperties];
+const properties: INodeProperties[] = [jobProperty];
 
 export const description = updateDisplayOptions(
 	{ show: { resource: ['transcription'], operation: ['get'] } },

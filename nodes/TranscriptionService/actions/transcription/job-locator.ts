@@ -1,12 +1,9 @@
-// The Job field of Get and Download Artifact (a plain job_id in node version 1, a resource locator from version 2:
-// from the list, by ID or by a status or artifact link), and reading the job_id it names.
+// The Job field of Get and Download Artifact, a resource locator (from the list, by ID or by a status or artifact
+// link), and reading the job_id it names.
 import type { IExecuteFunctions, INode, INodeProperties } from 'n8n-workflow';
 
 import { operationError } from '../../../shared/errors';
 import { requireId } from '../../helpers/ids';
-
-/** The node versions whose Job is a resource locator (version 1 has the plain Job ID string). */
-const LOCATOR_VERSIONS = { '@version': [{ _cnd: { gte: 2 } }] };
 
 /** A job id in a link: not "." or "..", no separator, query or whitespace (still percent-encoded). */
 const LINK_JOB_ID = String.raw`(?!\.\.?(?:[/?#]|$))([^/?#\s]+)`;
@@ -23,20 +20,8 @@ export const JOB_LINK_PATTERN = String.raw`${JOB_LINK_TAIL}\s*$`;
 /** What the editor accepts in By URL (n8n anchors it at both ends; expressions are not checked). */
 const JOB_LINK_VALIDATION = String.raw`\s*(?:https?://[^/?#\s]+)?(?:/[^?#\s]*)?${JOB_LINK_TAIL}\s*`;
 
-/** Node version 1: a plain string, by default the job_id of the input item. */
-const jobIdProperty: INodeProperties = {
-	displayName: 'Job ID',
-	name: 'jobId',
-	type: 'string',
-	required: true,
-	default: '={{ $json.job_id }}',
-	placeholder: 'e.g. job_123',
-	description: 'The job_id returned when the transcription was created',
-	displayOptions: { show: { '@version': [1] } },
-};
-
-/** Node version 2 on: the job as a resource locator (from the account's jobs, by ID, or by its status or artifact link). */
-const jobLocatorProperty: INodeProperties = {
+/** The job as a resource locator: from the account's jobs, by ID, or by its status or artifact link. */
+export const jobProperty: INodeProperties = {
 	displayName: 'Job',
 	name: 'jobId',
 	type: 'resourceLocator',
@@ -88,11 +73,7 @@ const jobLocatorProperty: INodeProperties = {
 			],
 		},
 	],
-	displayOptions: { show: LOCATOR_VERSIONS },
 };
-
-/** Both versions' Job field: each node shows the one of its version. */
-export const jobProperties: INodeProperties[] = [jobIdProperty, jobLocatorProperty];
 
 interface LocatorValue {
 	mode: string;
@@ -104,17 +85,16 @@ function isLocatorValue(value: unknown): value is LocatorValue {
 }
 
 /**
- * The job_id the Job field names, checked like every id before a request: a plain string (node version 1, and
- * workflows saved by it), or a resource locator value (from the list, by ID, or by link: the id is taken from the
- * link's path only, the link itself is never requested).
+ * The job_id the Job field names, checked like every id before a request: a resource locator value (from the list,
+ * by ID, or by link: the id is taken from the link's path only, the link itself is never requested), or a plain
+ * string, as a hand-written or generated workflow may hold.
  */
 export function jobIdParameter(context: IExecuteFunctions, itemIndex: number): string {
 	const node = context.getNode();
-	const parameter = node.typeVersion >= 2 ? 'Job' : 'Job ID';
 	const value: unknown = context.getNodeParameter('jobId', itemIndex, '');
-	if (!isLocatorValue(value)) return requireId(node, value, parameter, itemIndex);
+	if (!isLocatorValue(value)) return requireId(node, value, 'Job', itemIndex);
 	const id = value.mode === 'url' ? jobIdFromLink(node, value.value, itemIndex) : value.value;
-	return requireId(node, id, parameter, itemIndex);
+	return requireId(node, id, 'Job', itemIndex);
 }
 
 /** The job_id of a status or artifact link, percent-decoded; anything else is an item error naming the field. */
