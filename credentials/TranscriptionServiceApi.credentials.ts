@@ -18,7 +18,8 @@ export class TranscriptionServiceApi implements ICredentialType {
 		dark: 'file:../icons/transcriptionService.dark.svg',
 	} as const;
 
-	documentationUrl = 'https://www.npmjs.com/package/n8n-nodes-transcription-service#credentials';
+	documentationUrl =
+		'https://github.com.invalid/OWNER/n8n-nodes-transcription-service/blob/HEAD/docs/nodes.md#credentials';
 
 	properties: INodeProperties[] = [
 		{

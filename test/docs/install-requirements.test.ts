@@ -4,15 +4,7 @@
 // name, with a warning, and skips those set to false), and the project's .npmrc keeps every npm, npm 10 included
 // (which ignores allowScripts), from running any of them (docs/contributing.md → Dependencies).
 import { execFileSync } from 'node:child_process';
-import {
-	copyFileSync,
-	existsSync,
-	mkdirSync,
-	mkdtempSync,
-	readFileSync,
-	rmSync,
-	writeFileSync,
-} from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import semver from 'semver';
