@@ -18,6 +18,7 @@ export class TranscriptionServiceApi implements ICredentialType {
 		dark: 'file:../icons/transcriptionService.dark.svg',
 	} as const;
 
+	// Written by the build from package.json (scripts/documentation-links.ts).
 	documentationUrl =
 		'https://github.com.invalid/OWNER/n8n-nodes-transcription-service/blob/HEAD/docs/nodes.md#credentials';
 

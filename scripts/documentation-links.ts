@@ -1,7 +1,9 @@
-// The documentation links the n8n editor shows — the credential dialog's "Open docs" (the credential's
-// `documentationUrl`) and each node's docs links (its codex `.node.json`: `primaryDocumentation`,
-// `credentialDocumentation`) — are built from one place, package.json's `repository.url`: a page and heading of this
-// repository's docs/, on its default branch. Shipped code cannot read package.json when n8n runs it, so the links are
+// The documentation links the n8n editor shows — the credential dialog's docs link (the credential's
+// `documentationUrl`) and each node's "Docs" link (its description's `documentationUrl`; its codex `.node.json` holds
+// the same as `primaryDocumentation`, beside `credentialDocumentation`) — are built from one place, package.json's
+// `repository.url`: a page and heading of this repository's docs/, on its default branch. The editor opens a node
+// description's `documentationUrl` as it is, but appends `?utm_source=…` to a codex link, after its `#heading`, which
+// then names no heading: so every node description carries one. Shipped code cannot read package.json when n8n runs it, so the links are
 // written into those source files as plain strings, as n8n's lint and `n8n-node build` expect them: `npm run build`
 // rewrites any that differ, `tsx scripts/documentation-links.ts --check` (and `npm run release:check`) fails on a
 // stale one, and every page and heading named here must exist, or the build stops.
@@ -24,6 +26,8 @@ const CREDENTIAL = 'transcriptionServiceApi';
 const CREDENTIAL_FILE = 'credentials/TranscriptionServiceApi.credentials.ts';
 /** `documentationUrl = '…'` in the credential class (prettier may break the line after `=`). */
 const CREDENTIAL_LINK = /(\bdocumentationUrl =\s*')([^']*)(')/;
+/** `documentationUrl: '…'` in a node's description. */
+const NODE_LINK = /(\bdocumentationUrl:\s*')([^']*)(')/;
 
 export interface Manifest {
 	name: string;
@@ -107,11 +111,12 @@ interface Codex {
 	resources?: Record<string, Array<{ url: string }>>;
 }
 
-const codexFiles = (root: string): string[] =>
+/** Each node's folder under nodes/ (the ones holding `<Folder>.node.ts`). */
+const nodeFolders = (root: string): string[] =>
 	readdirSync(path.join(root, 'nodes'), { withFileTypes: true })
 		.filter((entry) => entry.isDirectory())
-		.map((entry) => `nodes/${entry.name}/${entry.name}.node.json`)
-		.filter((file) => existsSync(path.join(root, file)));
+		.map((entry) => `nodes/${entry.name}/${entry.name}`)
+		.filter((stem) => existsSync(path.join(root, `${stem}.node.ts`)));
 
 /** Every documentation link in the sources: what it is now and what package.json makes it. */
 export function documentationLinks(root: string = ROOT): Link[] {
@@ -133,11 +138,24 @@ export function documentationLinks(root: string = ROOT): Link[] {
 			expected: expectedFor(CREDENTIAL),
 		},
 	];
-	for (const file of codexFiles(root)) {
+	for (const stem of nodeFolders(root)) {
+		const file = `${stem}.node.json`;
+		if (!existsSync(path.join(root, file)))
+			throw new Error(`${file} is missing: every node has a codex`);
 		const codex = JSON.parse(readFileSync(path.join(root, file), 'utf8')) as Codex;
 		const [packageName, node] = codex.node.split('.');
 		if (packageName !== manifest.name)
 			throw new Error(`${file}: "node" is ${codex.node}, not ${manifest.name}.<node>`);
+		const source = `${stem}.node.ts`;
+		const nodeLink = NODE_LINK.exec(readFileSync(path.join(root, source), 'utf8'));
+		if (!nodeLink) throw new Error(`${source} has no documentationUrl: '…' in its description`);
+		links.push({
+			file: source,
+			field: 'documentationUrl',
+			documents: node,
+			current: nodeLink[2],
+			expected: expectedFor(node),
+		});
 		for (const [field, documents] of [
 			['primaryDocumentation', node],
 			['credentialDocumentation', CREDENTIAL],
@@ -180,10 +198,10 @@ export async function writeLinks(root: string = ROOT): Promise<string[]> {
 		const full = path.join(root, file);
 		const source = readFileSync(full, 'utf8');
 		let text: string;
-		if (file === CREDENTIAL_FILE) {
+		if (file.endsWith('.ts')) {
 			const [link] = stale.filter((candidate) => candidate.file === file);
 			text = source.replace(
-				CREDENTIAL_LINK,
+				file === CREDENTIAL_FILE ? CREDENTIAL_LINK : NODE_LINK,
 				(_, before, _url, after) => `${before}${link.expected}${after}`,
 			);
 		} else {

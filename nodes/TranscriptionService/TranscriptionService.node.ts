@@ -51,6 +51,9 @@ export class TranscriptionService implements INodeType {
 		description:
 			'Transcribe audio and video: upload media, create jobs, wait, and download SRT, TXT, PDF or DOCX',
 		defaults: { name: 'Transcription Service' },
+		// Written by the build from package.json (scripts/documentation-links.ts).
+		documentationUrl:
+			'https://github.com.invalid/OWNER/n8n-nodes-transcription-service/blob/HEAD/docs/nodes.md#operations',
 		usableAsTool: true,
 		inputs: [NodeConnectionTypes.Main],
 		outputs: [NodeConnectionTypes.Main],

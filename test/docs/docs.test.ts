@@ -34,6 +34,7 @@ const N8N_UI_NAMES = new Set([
 	'Authentication',
 	'Community Nodes',
 	'Continue (using error output)',
+	'Docs',
 	'Every Minute',
 	'Execute workflow',
 	'Fetch Test Event',

@@ -53,8 +53,9 @@ describe('documentation links', () => {
 
 	it('are, in every source file that holds one, the page on package.json’s repository', () => {
 		const links = documentationLinks();
-		// The credential's documentationUrl, then primaryDocumentation and credentialDocumentation of each codex.
-		expect(links).toHaveLength(1 + 2 * manifest.n8n.nodes.length);
+		// The credential's documentationUrl; each node's documentationUrl and its codex's primaryDocumentation and
+		// credentialDocumentation.
+		expect(links).toHaveLength(1 + 3 * manifest.n8n.nodes.length);
 		expect(staleLinks()).toEqual([]);
 		for (const link of links) {
 			expect([link.file, pageOf(manifest, link.current)]).toEqual([
@@ -64,16 +65,27 @@ describe('documentation links', () => {
 		}
 	});
 
-	it('are what the built package ships (the credential class and the codex files in dist/)', () => {
-		const [credentialFile] = manifest.n8n.credentials;
-		const [credential] = Object.values(
-			load(path.join(ROOT, credentialFile)) as Record<
-				string,
-				new () => { documentationUrl: string }
-			>,
+	it('are what the built package ships (the credential, the node descriptions and the codex files in dist/)', () => {
+		const shipped = [...manifest.n8n.credentials, ...manifest.n8n.nodes].flatMap((file) =>
+			Object.values(
+				load(path.join(ROOT, file)) as Record<
+					string,
+					new () => {
+						name?: string;
+						documentationUrl?: string;
+						description?: { name: string; documentationUrl?: string };
+					}
+				>,
+			).map((exported) => {
+				const instance = new exported();
+				const { name, documentationUrl } = instance.description ?? instance;
+				return [name, documentationUrl];
+			}),
 		);
-		expect(new credential().documentationUrl).toBe(
-			pageUrl(manifest, DOCUMENTATION_PAGES.transcriptionServiceApi),
+		expect(Object.fromEntries(shipped)).toEqual(
+			Object.fromEntries(
+				Object.entries(DOCUMENTATION_PAGES).map(([name, page]) => [name, pageUrl(manifest, page)]),
+			),
 		);
 		for (const link of documentationLinks().filter((candidate) =>
 			candidate.file.endsWith('.json'),
