@@ -18,7 +18,9 @@ export class TranscriptionServiceApi implements ICredentialType {
 		dark: 'file:../icons/transcriptionService.dark.svg',
 	} as const;
 
-	documentationUrl = 'https://www.npmjs.com/package/n8n-nodes-transcription-service#credentials';
+	// Written by the build from package.json (scripts/documentation-links.ts).
+	documentationUrl =
+		'https://github.com.invalid/OWNER/n8n-nodes-transcription-service/blob/HEAD/docs/nodes.md#credentials';
 
 	properties: INodeProperties[] = [
 		{

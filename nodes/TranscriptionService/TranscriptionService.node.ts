@@ -32,8 +32,17 @@ const RESUME_WEBHOOKS: IWebhookDescription[] = [
 	},
 ];
 
+/**
+ * What n8n's AI workflow builder reads (n8n-workflow 2.4x's IBuilderHint; the project builds against 2.8, which lacks
+ * the field). Older n8n ignores it.
+ */
+interface BuilderHint {
+	searchHint: string;
+	relatedNodes: Array<{ nodeType: string; relationHint: string }>;
+}
+
 export class TranscriptionService implements INodeType {
-	description: INodeTypeDescription = {
+	description: INodeTypeDescription & { builderHint: BuilderHint } = {
 		displayName: 'Transcription Service',
 		name: 'transcriptionService',
 		icon: {
@@ -49,7 +58,33 @@ export class TranscriptionService implements INodeType {
 		description:
 			'Transcribe audio and video: upload media, create jobs, wait, and download SRT, TXT, PDF or DOCX',
 		defaults: { name: 'Transcription Service' },
-		usableAsTool: true,
+		// Written by the build from package.json (scripts/documentation-links.ts).
+		documentationUrl:
+			'https://github.com.invalid/OWNER/n8n-nodes-transcription-service/blob/HEAD/docs/nodes.md#operations',
+		// As an AI agent's tool, n8n shows this description instead (and offers it as the tool's description); n8n 1.123
+		// and later read the replacements.
+		usableAsTool: {
+			replacements: {
+				description:
+					"Transcribes speech in audio and video recordings with the Transcription Service and looks up transcription jobs. Depending on its operation it turns a recording (a binary field) into its transcript text and SRT, TXT, PDF or DOCX files, starts a job, reads a job by its job ID (status, detected language and dialect), lists recent jobs, or downloads a finished job's transcript. The service detects the language itself; a job that has not finished has no transcript yet.",
+			},
+		},
+		builderHint: {
+			searchHint:
+				'To transcribe a recording, use Transcription > Transcribe and Download on items that hold the recording in a binary field (for example from a Form Trigger file field or a file read from disk): it uploads it, waits for the job and outputs the transcript in json.text plus one binary per chosen format (srt, txt, pdf, docx). Wait Mode Poll works anywhere; Pause Until Webhook needs n8n reachable at a public HTTPS URL. No language setting exists: the service detects it.',
+			relatedNodes: [
+				{
+					nodeType: 'n8n-nodes-transcription-service.transcriptionServiceTrigger',
+					relationHint:
+						"Starts a workflow on the service's signed event when a job completes or fails",
+				},
+				{
+					nodeType: 'n8n-nodes-transcription-service.transcriptionServicePollingTrigger',
+					relationHint:
+						'Starts a workflow for every job of the account that ends, for an n8n the service cannot reach',
+				},
+			],
+		},
 		inputs: [NodeConnectionTypes.Main],
 		outputs: [NodeConnectionTypes.Main],
 		credentials: [{ name: 'transcriptionServiceApi', required: true }],

@@ -23,6 +23,9 @@ export class TranscriptionServicePollingTrigger implements INodeType {
 		description:
 			'Starts the workflow when a transcription completes or fails, by checking the service on a schedule (no public URL needed)',
 		defaults: { name: 'Transcription Service Polling Trigger' },
+		// Written by the build from package.json (scripts/documentation-links.ts).
+		documentationUrl:
+			'https://github.com.invalid/OWNER/n8n-nodes-transcription-service/blob/HEAD/docs/polling-trigger.md#using-it',
 		polling: true,
 		inputs: [],
 		outputs: [NodeConnectionTypes.Main],

@@ -37,6 +37,9 @@ export class TranscriptionServiceTrigger implements INodeType {
 		description:
 			'Starts the workflow when a transcription completes or fails (signed webhook events)',
 		defaults: { name: 'Transcription Service Trigger' },
+		// Written by the build from package.json (scripts/documentation-links.ts).
+		documentationUrl:
+			'https://github.com.invalid/OWNER/n8n-nodes-transcription-service/blob/HEAD/docs/nodes.md#trigger',
 		inputs: [],
 		outputs: [NodeConnectionTypes.Main],
 		credentials: [{ name: 'transcriptionServiceApi', required: true }],

@@ -4,10 +4,14 @@
 //   - CHANGELOG.md has a dated `## [X.Y.Z] - YYYY-MM-DD` section for it, with entries and no `TBD` left;
 //   - package.json's author/repository/homepage/bugs hold no placeholder (`….invalid`), and repository.url
 //     names the GitHub repository the workflow runs in: npm refuses provenance when it does not match, and
-//     n8n's verification fetches the attested source from there.
+//     n8n's verification fetches the attested source from there;
+//   - the documentation links the editor shows (credential, node codex) are the ones package.json's repository
+//     makes (scripts/documentation-links.ts; `npm run build` writes them).
 // Writes `name`, `version` and `dist-tag` (latest, or next for a prerelease) to $GITHUB_OUTPUT when set.
 import { appendFileSync, readFileSync } from 'node:fs';
 import path from 'node:path';
+
+import { staleLinks } from '../documentation-links';
 
 export interface Manifest {
 	name: string;
@@ -78,6 +82,8 @@ export function packageSourceProblems(manifest: Manifest, runningIn?: string): s
 		);
 	}
 	const repositoryUrl = urlOf(manifest.repository);
+	// A placeholder is named above; what it stands for cannot be checked yet.
+	if (repositoryUrl && PLACEHOLDER.test(repositoryUrl)) return problems;
 	if (!repositoryUrl) {
 		problems.push(
 			'package.json has no repository.url (docs/releasing.md): npm provenance and n8n verification need the public GitHub repository',
@@ -95,7 +101,7 @@ export function packageSourceProblems(manifest: Manifest, runningIn?: string): s
 		['homepage', manifest.homepage],
 		['bugs.url', urlOf(manifest.bugs)],
 	] as const) {
-		const other = url ? githubRepositoryOf(url) : null;
+		const other = url && !PLACEHOLDER.test(url) ? githubRepositoryOf(url) : null;
 		if (other && other.toLowerCase() !== repository.toLowerCase()) {
 			problems.push(`${field} ${url} is on ${other}, not on ${repository} (repository.url)`);
 		}
@@ -130,6 +136,8 @@ export function releaseProblems(input: {
 	changelog: string;
 	tag: string;
 	runningIn?: string;
+	/** Documentation links that differ from what package.json makes them (scripts/documentation-links.ts). */
+	staleLinks?: string[];
 }): string[] {
 	const { manifest, changelog, tag, runningIn } = input;
 	const problems: string[] = [];
@@ -153,6 +161,9 @@ export function releaseProblems(input: {
 			problems.push(`CHANGELOG.md's [${manifest.version}] section still has TBD entries`);
 		}
 	}
+	for (const link of input.staleLinks ?? []) {
+		problems.push(`documentation link not built from package.json (run npm run build): ${link}`);
+	}
 	return [...problems, ...packageSourceProblems(manifest, runningIn)];
 }
 
@@ -175,7 +186,13 @@ function main(argv: string[]): number {
 	const root = path.resolve(__dirname, '..', '..');
 	const manifest = JSON.parse(readFileSync(path.join(root, 'package.json'), 'utf8')) as Manifest;
 	const changelog = readFileSync(path.join(root, 'CHANGELOG.md'), 'utf8');
-	const problems = releaseProblems({ manifest, changelog, tag, runningIn });
+	const problems = releaseProblems({
+		manifest,
+		changelog,
+		tag,
+		runningIn,
+		staleLinks: staleLinks(root),
+	});
 	if (problems.length > 0) {
 		for (const problem of problems) process.stdout.write(`release check: ${problem}\n`);
 		return 1;

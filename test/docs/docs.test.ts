@@ -6,12 +6,14 @@
 // `npm run pack:n8n`. A UI name is written in italics (*Wait Mode*, *Options* → *Max Wait (Seconds)*), so a renamed
 // field or a page that uses italics for anything else fails here; bold names are checked where they can only be field
 // names (**Options → X**) or are a field name cut short (**Max Wait** for *Max Wait (Seconds)*).
+import { execFileSync } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 
 import semver from 'semver';
 
+import { markdownAnchors as anchors } from '../../scripts/documentation-links';
 import { installSteps, tarballName } from '../../scripts/install-steps';
 import { ERROR_CODES } from '../../src/service/error-catalogue';
 
@@ -32,6 +34,7 @@ const N8N_UI_NAMES = new Set([
 	'Authentication',
 	'Community Nodes',
 	'Continue (using error output)',
+	'Docs',
 	'Every Minute',
 	'Execute workflow',
 	'Fetch Test Event',
@@ -153,26 +156,6 @@ const withoutFences = (text: string) => text.replace(/^```[\s\S]*?^```/gm, '');
 const withoutCode = (text: string) => withoutFences(text).replace(/`[^`\n]*`/g, '');
 const codeSpans = (text: string) =>
 	[...withoutFences(text).matchAll(/`([^`\n]+)`/g)].map((match) => match[1]);
-
-/** GitHub's heading anchors: lower case, punctuation dropped, spaces to hyphens, repeats numbered. */
-function anchors(markdown: string): Set<string> {
-	const seen = new Map<string, number>();
-	const result = new Set<string>();
-	for (const [, heading] of withoutFences(markdown).matchAll(/^#{1,6} +(.+?) *#*$/gm)) {
-		const text = heading
-			.replace(/!?\[([^\]]*)\]\([^)]*\)/g, '$1')
-			.replace(/[`*]/g, '')
-			.replace(/(^|\W)_|_(\W|$)/g, '$1$2');
-		const base = text
-			.toLowerCase()
-			.replace(/[^\p{L}\p{M}\p{N}\p{Pc} -]/gu, '')
-			.replace(/ /g, '-');
-		const count = seen.get(base) ?? 0;
-		seen.set(base, count + 1);
-		result.add(count === 0 ? base : `${base}-${count}`);
-	}
-	return result;
-}
 
 /** Markdown links and images: [text](target) and ![alt](target), outside code. */
 function links(markdown: string): string[] {
@@ -591,5 +574,61 @@ describe('README → Install', () => {
 
 	it('says that CI does not run the Docker blocks', () => {
 		expect(readme.replace(/\s+/g, ' ')).toContain('CI has no Docker');
+	});
+});
+
+describe("docs/releasing.md → Ready for n8n's verification", () => {
+	const section =
+		read('docs/releasing.md')
+			.split(/^## Ready for n8n's verification$/m)[1]
+			?.split(/^## /m)[0] ?? '';
+
+	it("names every rule of n8n's community-nodes recommended set, with the version and count installed", () => {
+		// An ES module: read in a child process (jest here loads CommonJS).
+		const { version, rules } = JSON.parse(
+			execFileSync(
+				process.execPath,
+				[
+					'-e',
+					"import('@n8n/eslint-plugin-community-nodes').then(({ n8nCommunityNodesPlugin: plugin }) => console.log(JSON.stringify({ version: plugin.meta.version, rules: Object.keys(plugin.configs.recommended.rules) })))",
+				],
+				{ cwd: ROOT, encoding: 'utf8' },
+			),
+		) as { version: string; rules: string[] };
+		const names = rules.map((rule) => rule.slice(rule.lastIndexOf('/') + 1));
+		expect(section).toContain(
+			`all ${names.length} rules of \`@n8n/eslint-plugin-community-nodes\` ${version} \`recommended\``,
+		);
+		expect(names.filter((name) => !section.includes(`\`${name}\``))).toEqual([]);
+	});
+
+	it('gives the size of each n8n-nodes-base rule set n8n-node lint applies, and the rules it turns off', () => {
+		const plugin = createRequire(__filename)('eslint-plugin-n8n-nodes-base') as {
+			configs: Record<string, { rules: Record<string, unknown> }>;
+		};
+		const { version } = JSON.parse(
+			read('node_modules/eslint-plugin-n8n-nodes-base/package.json'),
+		) as { version: string };
+		const text = section.replace(/\s+/g, ' ');
+		expect(text).toContain(`\`eslint-plugin-n8n-nodes-base\` ${version}`);
+		const config = read('eslint.config.mjs');
+		const counted = (set: string) => Object.keys(plugin.configs[set].rules).length;
+		expect(text).toMatch(
+			new RegExp(`\`community\` set on package.json \\(${counted('community')} rules\\)`),
+		);
+		for (const [set, folder] of [
+			['credentials', 'credentials'],
+			['nodes', 'nodes'],
+		]) {
+			const off = (
+				config
+					.split(`files: ['./${folder}/**/*.ts']`)[1]
+					?.split('},\n\t},')[0]
+					.match(/: 'off'/g) ?? []
+			).length;
+			expect(text).toContain(
+				`\`${set}\` on ${folder}/ (${counted(set)}, ${['none', 'one', 'two', 'three', 'four'][off]} turned off`,
+			);
+		}
 	});
 });

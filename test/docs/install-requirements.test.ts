@@ -1,8 +1,11 @@
 // What README → "Try it" asks of a machine, held to package.json and the lockfile `npm ci` installs: the Node floor
-// the README states is `engines.node`, every locked package accepts that floor, and every locked package with an
+// the README states is `engines.node`, every locked package accepts that floor, every locked package with an
 // install script has a decision in package.json's `allowScripts` (npm 11 runs the scripts of packages it does not
-// name, with a warning, and skips those set to false: docs/contributing.md → Dependencies).
-import { readFileSync } from 'node:fs';
+// name, with a warning, and skips those set to false), and the project's .npmrc keeps every npm, npm 10 included
+// (which ignores allowScripts), from running any of them (docs/contributing.md → Dependencies).
+import { execFileSync } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import path from 'node:path';
 import semver from 'semver';
 
@@ -17,6 +20,7 @@ interface LockEntry {
 
 const manifest = JSON.parse(readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as {
 	engines: { node: string };
+	scripts: Record<string, string>;
 	allowScripts?: Record<string, boolean>;
 };
 const lock = JSON.parse(readFileSync(path.join(ROOT, 'package-lock.json'), 'utf8')) as {
@@ -78,5 +82,83 @@ describe("package.json's allowScripts", () => {
 	it('names only locked packages that have one (npm install-scripts prune would drop the others)', () => {
 		const stale = decided.filter((name) => !withScripts.some((entry) => entry.name === name));
 		expect(stale).toEqual([]);
+	});
+});
+
+describe("the project's .npmrc", () => {
+	let work: string;
+	beforeAll(() => {
+		work = mkdtempSync(path.join(tmpdir(), 'tss-npmrc-'));
+	});
+	afterAll(() => rmSync(work, { recursive: true, force: true }));
+
+	/**
+	 * Installs a package whose preinstall writes a marker file into a fresh project holding `npmrc` as its .npmrc, with
+	 * no user or global npm configuration and no npm_config_* variable inherited; says whether the script ran.
+	 */
+	function preinstallRuns(name: string, npmrc: string): boolean {
+		const dir = path.join(work, name);
+		const probe = path.join(dir, 'probe');
+		mkdirSync(probe, { recursive: true });
+		writeFileSync(
+			path.join(probe, 'package.json'),
+			JSON.stringify({
+				name: 'tss-install-script-probe',
+				version: '1.0.0',
+				scripts: { preinstall: `node -e "require('fs').writeFileSync('../marker', 'ran')"` },
+			}),
+		);
+		const env = Object.fromEntries(
+			Object.entries(process.env).filter(([key]) => !/^npm_/i.test(key)),
+		);
+		for (const level of ['user', 'global']) {
+			const empty = path.join(dir, `empty-${level}-npmrc`);
+			writeFileSync(empty, '');
+			env[`npm_config_${level}config`] = empty;
+		}
+		const tarball = execFileSync('npm', ['pack', '--silent', '--pack-destination', dir], {
+			cwd: probe,
+			env,
+			encoding: 'utf8',
+		}).trim();
+		const project = path.join(dir, 'project');
+		mkdirSync(project);
+		writeFileSync(
+			path.join(project, 'package.json'),
+			JSON.stringify({
+				name: 'tss-npmrc-check',
+				version: '1.0.0',
+				private: true,
+				dependencies: { 'tss-install-script-probe': `file:../${tarball}` },
+			}),
+		);
+		writeFileSync(path.join(project, '.npmrc'), npmrc);
+		execFileSync('npm', ['install', '--offline', '--no-audit', '--no-fund', '--loglevel=error'], {
+			cwd: project,
+			env,
+			stdio: 'pipe',
+		});
+		// The script runs in node_modules/tss-install-script-probe, so '../marker' lands in node_modules/.
+		return existsSync(path.join(project, 'node_modules', 'marker'));
+	}
+
+	// eslint-plugin-n8n-nodes-base's preinstall is `npx only-allow pnpm`: run, it would fetch whatever only-allow the
+	// registry serves that day and execute it, and npm 10 ignores allowScripts.
+	it('keeps npm from running the install scripts of dependencies (a probe package with a preinstall)', () => {
+		expect(preinstallRuns('without', '')).toBe(true);
+		const npmrc = readFileSync(path.join(ROOT, '.npmrc'), 'utf8');
+		expect(preinstallRuns('with', npmrc)).toBe(false);
+	});
+
+	it('does not let npx install missing packages unasked', () => {
+		const npmrc = readFileSync(path.join(ROOT, '.npmrc'), 'utf8');
+		expect(npmrc).not.toMatch(/^\s*yes\s*=\s*true/m);
+	});
+
+	it("is not defeated by package.json: no pre/post script of the project's own, which ignore-scripts would skip", () => {
+		const hooks = Object.keys(manifest.scripts).filter((script) =>
+			/^(pre|post)(?!pare)/.test(script),
+		);
+		expect(hooks).toEqual([]);
 	});
 });

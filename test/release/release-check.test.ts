@@ -12,6 +12,7 @@ import {
 	githubRepositoryOf,
 	isSemVer,
 	packageSourceProblems,
+	PLACEHOLDER,
 	placeholdersIn,
 	releaseProblems,
 } from '../../scripts/scan/release-check';
@@ -209,10 +210,51 @@ describe('package source fields', () => {
 		]);
 	});
 
+	it.each([
+		[
+			'repository',
+			{ repository: { type: 'git', url: 'git+https://github.com.invalid/OWNER/REPO.git' } },
+		],
+		['homepage', { homepage: 'https://github.com.invalid/OWNER/REPO#readme' }],
+		['author', { author: { name: 'Example Org', email: 'set-before-publishing@example.invalid' } }],
+	])(
+		'refuses to release while %s is still a placeholder, naming it and nothing it cannot check yet',
+		(field, change) => {
+			const problems = releaseProblems({
+				manifest: { ...filled, ...change },
+				changelog: releasedChangelog,
+				tag: 'v1.2.0',
+				runningIn: REPOSITORY,
+			});
+			expect(problems).toHaveLength(1);
+			expect(problems[0]).toMatch(
+				new RegExp(
+					`^package\\.json still holds placeholders \\(docs/releasing\\.md\\): ${field}[.:]`,
+				),
+			);
+		},
+	);
+
 	it('does not take .invalid inside a longer name for a placeholder', () => {
 		expect(
 			placeholdersIn({ ...filled, homepage: 'https://docs.example.org/x.invalidation' }),
 		).toEqual([]);
+	});
+});
+
+describe('documentation links', () => {
+	it('refuses to release while a link the editor shows is not the one package.json makes', () => {
+		const stale =
+			'credentials/X.credentials.ts documentationUrl: https://old.example/docs, package.json makes it https://github.com/x/y/blob/HEAD/docs/nodes.md#credentials';
+		expect(
+			releaseProblems({
+				manifest: filled,
+				changelog: releasedChangelog,
+				tag: 'v1.2.0',
+				runningIn: REPOSITORY,
+				staleLinks: [stale],
+			}),
+		).toEqual([`documentation link not built from package.json (run npm run build): ${stale}`]);
 	});
 });
 
@@ -284,7 +326,7 @@ describe('this repository as committed', () => {
 			const acceptable =
 				address === `https://www.npmjs.com/package/${manifest.name}` ||
 				githubRepositoryOf(address) !== null ||
-				/\.invalid$/.test(address);
+				PLACEHOLDER.test(address);
 			expect([address, acceptable]).toEqual([address, true]);
 		}
 	});

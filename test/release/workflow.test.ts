@@ -1,9 +1,11 @@
-// The release workflow (.github/workflows/release.yml) cannot run here: it is checked as data. Valid YAML and
-// valid against SchemaStore's GitHub workflow schema (vendored, see extract-github-workflow-schema.mjs), then
-// the parts that decide whether a release is published correctly, with provenance, and nothing else.
+// The GitHub workflows cannot run here: they are checked as data. Both — release.yml (a version tag publishes) and
+// ci.yml (pull requests and main) — are valid YAML and valid against SchemaStore's GitHub workflow schema (vendored,
+// see extract-github-workflow-schema.mjs), with their actions pinned alike; then the parts that decide whether a
+// release is published correctly, with provenance, and nothing else, and whether a pull request gets the checks
+// docs/contributing.md promises, read-only and within 10 minutes.
 import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { chmodSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import Ajv from 'ajv';
@@ -12,7 +14,9 @@ import { parseDocument } from 'yaml';
 import { githubOutputs } from '../../scripts/scan/release-check';
 
 const ROOT = path.resolve(__dirname, '..', '..');
-const WORKFLOW_FILE = path.join(ROOT, '.github', 'workflows', 'release.yml');
+const WORKFLOWS = path.join(ROOT, '.github', 'workflows');
+const WORKFLOW_FILE = path.join(WORKFLOWS, 'release.yml');
+const CI_WORKFLOW_FILE = path.join(WORKFLOWS, 'ci.yml');
 const SCHEMA_FILE = path.join(__dirname, '../support/fixtures/github-workflow.schema.json');
 /** SHA-256 of the schema's canonical JSON as extracted from @action-validator/core@0.6.0. */
 const SCHEMA_SHA256 = '172079d59c9879962d92ddf40c447cce55b9d026477f2e5f0ead6b698981cee4';
@@ -29,6 +33,7 @@ interface Job {
 	name?: string;
 	needs?: string | string[];
 	'runs-on': string;
+	'timeout-minutes'?: number;
 	environment?: string;
 	permissions: Record<string, string>;
 	outputs?: Record<string, string>;
@@ -50,6 +55,8 @@ function parseStrictly(text: string): unknown {
 
 const source = readFileSync(WORKFLOW_FILE, 'utf8');
 const workflow = parseStrictly(source) as Workflow;
+const ciSource = readFileSync(CI_WORKFLOW_FILE, 'utf8');
+const ciWorkflow = parseStrictly(ciSource) as Workflow;
 const schema = JSON.parse(readFileSync(SCHEMA_FILE, 'utf8')) as object;
 // SchemaStore's schema omits `type` beside some `properties` and uses 1-tuples: only those strict checks are off.
 const validate = new Ajv({ allErrors: true, strictTypes: false, strictTuples: false }).compile(
@@ -64,12 +71,22 @@ const stepRunning = (job: Job, pattern: RegExp) =>
 const stepUsing = (job: Job, action: string) =>
 	job.steps.findIndex((step) => step.uses?.startsWith(`${action}@`));
 
-describe('the workflow file', () => {
-	it('is YAML without duplicate keys and valid against the GitHub workflow schema', () => {
-		const valid = validate(workflow);
-		expect(validate.errors ?? []).toEqual([]);
-		expect(valid).toBe(true);
+describe('the workflow files', () => {
+	it('are the release and CI workflows, nothing else', () => {
+		expect(readdirSync(WORKFLOWS).sort()).toEqual(['ci.yml', 'release.yml']);
 	});
+
+	it.each([
+		['release.yml', workflow],
+		['ci.yml', ciWorkflow],
+	])(
+		'%s is YAML without duplicate keys and valid against the GitHub workflow schema',
+		(_, parsed) => {
+			const valid = validate(parsed);
+			expect(validate.errors ?? []).toEqual([]);
+			expect(valid).toBe(true);
+		},
+	);
 
 	it('is checked against SchemaStore’s github-workflow.json, as vendored', () => {
 		expect(schema).toMatchObject({ $id: 'https://json.schemastore.org/github-workflow.json' });
@@ -271,16 +288,18 @@ describe('n8n-scan job', () => {
 });
 
 describe('actions', () => {
-	const uses = source.split('\n').filter((line) => /^\s*(- )?uses:/.test(line));
+	const uses = [source, ciSource]
+		.flatMap((text) => text.split('\n'))
+		.filter((line) => /^\s*(- )?uses:/.test(line));
 
-	it('are pinned to a full commit SHA with the release tag beside it', () => {
-		expect(uses.length).toBeGreaterThanOrEqual(7);
+	it('are pinned to a full commit SHA with the release tag beside it, in both workflows', () => {
+		expect(uses.length).toBeGreaterThanOrEqual(11);
 		for (const line of uses) {
 			expect(line).toMatch(/uses: actions\/[\w-]+@[0-9a-f]{40} # v\d+\.\d+\.\d+$/);
 		}
 	});
 
-	it('name one commit per action everywhere they are used', () => {
+	it('name one commit per action everywhere they are used, across both workflows', () => {
 		const pins = new Map<string, Set<string>>();
 		for (const line of uses) {
 			const [, action, sha] = /uses: ([\w/-]+)@([0-9a-f]{40})/.exec(line) ?? [];
@@ -297,5 +316,71 @@ describe('actions', () => {
 		expect(dependabot.updates).toContainEqual(
 			expect.objectContaining({ 'package-ecosystem': 'github-actions', directory: '/' }),
 		);
+	});
+});
+
+describe('CI workflow (ci.yml)', () => {
+	const { test, 'n8n-node': n8nNode } = ciWorkflow.jobs;
+	const scripts = (
+		JSON.parse(readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as {
+			scripts: Record<string, string>;
+		}
+	).scripts;
+
+	it('runs on every pull request and on main', () => {
+		expect(ciWorkflow.on).toEqual({ pull_request: null, push: { branches: ['main'] } });
+	});
+
+	it('reads the repository and nothing more: no write permission, no secret, no credentials kept by checkout', () => {
+		expect(ciWorkflow.permissions).toEqual({});
+		for (const [id, job] of Object.entries(ciWorkflow.jobs)) {
+			expect([id, job.permissions]).toEqual([id, { contents: 'read' }]);
+			expect(job.steps[stepUsing(job, 'actions/checkout')].with).toEqual({
+				'persist-credentials': false,
+			});
+		}
+		expect(ciSource).not.toMatch(/\bsecrets\./);
+	});
+
+	it('gives each job a GitHub-hosted runner and at most 10 minutes', () => {
+		for (const [id, job] of Object.entries(ciWorkflow.jobs)) {
+			expect([id, job['runs-on']]).toEqual([id, 'ubuntu-latest']);
+			expect(job['timeout-minutes']).toBeLessThanOrEqual(10);
+		}
+	});
+
+	it('runs only npm scripts that package.json has, after npm ci on Node 20 (the floor the README states)', () => {
+		for (const job of Object.values(ciWorkflow.jobs)) {
+			expect(job.steps[stepUsing(job, 'actions/setup-node')].with?.['node-version']).toBe('20');
+			const install = stepRunning(job, /^npm ci\b/);
+			expect(install).toBeGreaterThan(stepUsing(job, 'actions/setup-node'));
+			for (const [index, run] of runs(job).entries()) {
+				for (const [, script] of run.matchAll(/npm run ([\w:.-]+)/g)) {
+					expect([script, script in scripts]).toEqual([script, true]);
+					expect(index).toBeGreaterThan(install);
+				}
+			}
+		}
+	});
+
+	it('builds, type-checks and lints, then runs the unit, engine and docs tiers', () => {
+		const order = [
+			stepRunning(test, /^npm ci\b/),
+			stepRunning(test, /^npm run build$/),
+			stepRunning(test, /^npm run typecheck$/),
+			stepRunning(test, /^npm run lint$/),
+			stepRunning(test, /^npx jest --selectProjects unit engine docs$/),
+		];
+		expect(order.every((index) => index >= 0)).toBe(true);
+		expect([...order].sort((a, b) => a - b)).toEqual(order);
+	});
+
+	it("runs n8n's own tool (n8n-node lint and build) and n8n's scanner on the source and the packed tarball", () => {
+		expect(stepRunning(n8nNode, /^npm run check:n8n-node$/)).toBeGreaterThan(
+			stepRunning(n8nNode, /^npm ci\b/),
+		);
+		expect(stepRunning(n8nNode, /^npm run scan$/)).toBeGreaterThan(0);
+		expect(scripts['check:n8n-node']).toBe('bash scripts/node-cli/check.sh');
+		expect(scripts.scan).toMatch(/scripts\/scan\/scan\.ts$/);
 	});
 });

@@ -24,7 +24,11 @@ describe('Transcription Service node description', () => {
 		expect(Object.values(labels).every((label) => label.trim().length > 0)).toBe(true);
 	});
 
-	it('is usable as an AI tool', () => {
-		expect(description.usableAsTool).toBe(true);
+	it('is usable as an AI tool, with a description written for the agent', () => {
+		expect(description.usableAsTool).toEqual({
+			replacements: {
+				description: expect.stringMatching(/^Transcribes speech in audio and video/),
+			},
+		});
 	});
 });
