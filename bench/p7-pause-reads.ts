@@ -6,11 +6,6 @@
 // scenario on an earlier build of the package (by default main at 05a2b4f), built into a temporary folder in the
 // same run.
 
-import { execFileSync, execSync } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync, symlinkSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
-
 import { SandboxAdmin } from '../sandbox/admin-client';
 import { startSandbox } from '../sandbox/server';
 import { PACKAGE_DIR } from '../test/support/engine/harness';
@@ -18,6 +13,7 @@ import { PausedRun } from '../test/support/engine/waiting-harness';
 import { startCountingProxy, type CountingProxy } from '../test/support/sandbox/counting-proxy';
 import { pauseUntilWebhookParameters, wavItems } from '../test/support/engine/batch-runs';
 import { ratio, round, type ResultRow } from '../test/support/bench-results';
+import { buildRevision } from './lib/build-revision';
 
 export interface PauseReadsBenchOptions {
 	batchSizes: number[];
@@ -148,26 +144,4 @@ async function within<T>(promise: Promise<T>, ms: number): Promise<T> {
 	} finally {
 		clearTimeout(timer);
 	}
-}
-
-/** The package at `revision`, built into a temporary folder that reuses this checkout's node_modules. */
-function buildRevision(revision: string): { packageDir: string; remove(): void } {
-	const packageDir = mkdtempSync(path.join(tmpdir(), `tss-p7-${revision}-`));
-	execSync(`git archive ${revision} | tar -x -C ${JSON.stringify(packageDir)}`, {
-		cwd: PACKAGE_DIR,
-		stdio: 'ignore',
-	});
-	symlinkSync(path.join(PACKAGE_DIR, 'node_modules'), path.join(packageDir, 'node_modules'), 'dir');
-	execFileSync(process.execPath, [require.resolve('typescript/bin/tsc'), '-p', 'tsconfig.json'], {
-		cwd: packageDir,
-		stdio: 'inherit',
-	});
-	if (
-		!existsSync(
-			path.join(packageDir, 'dist/nodes/TranscriptionService/TranscriptionService.node.js'),
-		)
-	) {
-		throw new Error(`P7: building ${revision} produced no node`);
-	}
-	return { packageDir, remove: () => rmSync(packageDir, { recursive: true, force: true }) };
 }

@@ -1,11 +1,11 @@
-// `npm run bench`: runs P1–P7, prints one table and writes it to bench/results/ (a dated file; latest.json keeps each
+// `npm run bench`: runs P1–P8, prints one table and writes it to bench/results/ (a dated file; latest.json keeps each
 // benchmark's newest rows). Each benchmark reports its figure beside a baseline measured in the same run. `-- --only
 // P3,P4` runs a subset; BENCH_QUICK=1 shrinks every size for a smoke run (its figures are not the ones to report). P5
 // (queue mode, about 80 minutes: Poll mode on 60 s jobs is slow by nature) always measures this checkout's rate-limit
 // pacer, and takes `-- --pacer-baseline <label>=<tarball>` (repeatable) to compare it with earlier builds of the pack; BENCH_P5_EXECUTIONS (Pause runs, default 200), BENCH_P5_POLL_EXECUTIONS
 // (default 200), BENCH_P5_JOB_SECONDS (default "60,10": Poll and Pause at the first length, Pause alone at the others)
 // and BENCH_P5_MODES (default "poll,pauseUntilWebhook") shorten it. P7 compares with a build of BENCH_P7_BASELINE
-// (a git revision, default 05a2b4f) made in the same run.
+// (a git revision, default 05a2b4f) made in the same run, P8 with one of BENCH_P8_BASELINE (default 7abdae3).
 import '../test/support/engine/setup-env';
 
 import { parseArgs } from 'node:util';
@@ -18,6 +18,7 @@ import { runPollingBenchmark } from './p4-polling';
 import { runQueueBenchmark, type Mode, type PacerBaseline } from './p5-queue';
 import { runPollingTriggerBenchmark } from './p6-polling-trigger';
 import { runPauseReadsBenchmark } from './p7-pause-reads';
+import { runAnswerSizesBenchmark } from './p8-answer-sizes';
 import {
 	machineLoad,
 	newReport,
@@ -68,6 +69,11 @@ const settings = {
 		concurrency: 10,
 		baselineRevision: process.env.BENCH_P7_BASELINE ?? '05a2b4f',
 	},
+	p8: {
+		baselineRevision: process.env.BENCH_P8_BASELINE ?? '7abdae3',
+		hostileBytes: (quick ? 128 : 256) * 1024 * 1024,
+		legitBytes: 40 * 1024 * 1024,
+	},
 };
 
 async function main(): Promise<void> {
@@ -77,7 +83,7 @@ async function main(): Promise<void> {
 			'pacer-baseline': { type: 'string', multiple: true },
 		},
 	});
-	const selected = new Set((values.only ?? 'P1,P2,P3,P4,P5,P6,P7').toUpperCase().split(','));
+	const selected = new Set((values.only ?? 'P1,P2,P3,P4,P5,P6,P7,P8').toUpperCase().split(','));
 	const pacerBaselines: PacerBaseline[] = (values['pacer-baseline'] ?? []).map((entry) => {
 		const [label, tarball] = entry.split('=');
 		if (!label || !tarball)
@@ -99,6 +105,7 @@ async function main(): Promise<void> {
 		await collect(report, 'P7', () =>
 			runPauseReadsBenchmark({ ...settings.p7, seed: settings.seed }),
 		);
+	if (selected.has('P8')) await collect(report, 'P8', () => runAnswerSizesBenchmark(settings.p8));
 	if (selected.has('P1'))
 		await collect(report, 'P1', () =>
 			runThroughputBenchmark({ ...settings.p1, seed: settings.seed }),

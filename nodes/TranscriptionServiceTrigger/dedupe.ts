@@ -19,6 +19,18 @@ export const DEFAULT_DEDUPE_WINDOW: DedupeWindow = {
 };
 
 /**
+ * The largest Timestamp Tolerance. A delivery is accepted at most `tolerance` after its timestamp and its replays are
+ * refused as stale `tolerance` after it, so an event_id must stay remembered for 2 × tolerance after its acceptance:
+ * 30 minutes here, well inside the window's 24 hours, and within its 1,000 ids even at the most an account can cause
+ * (test/unit/trigger-dedupe.test.ts). A larger value, e.g. from an expression, counts as this one.
+ */
+export const MAX_TOLERANCE_SECONDS = 900;
+
+export function boundedToleranceSeconds(toleranceSeconds: number): number {
+	return Math.min(toleranceSeconds, MAX_TOLERANCE_SECONDS);
+}
+
+/**
  * The usable entries of a stored window, oldest first, without expired ones and at most `maxEvents`.
  * Static data is user-editable JSON, so anything that is not a [string, number] pair is dropped.
  */

@@ -11,7 +11,13 @@ import {
 	type ReceivedDelivery,
 	type Rejection,
 } from '../shared/delivery-verification';
-import { activeSeenEvents, hasSeenEvent, rememberEvent, type SeenEvent } from './dedupe';
+import {
+	activeSeenEvents,
+	boundedToleranceSeconds,
+	hasSeenEvent,
+	rememberEvent,
+	type SeenEvent,
+} from './dedupe';
 
 const IGNORED_NOT_SELECTED = 'event not selected';
 const IGNORED_DUPLICATE = 'duplicate event_id';
@@ -41,7 +47,9 @@ export function resolveSettings(
 ): DeliverySettings {
 	return {
 		events: events ?? DEFAULT_EVENTS,
-		toleranceSeconds: options.toleranceSeconds ?? DEFAULT_TOLERANCE_SECONDS,
+		toleranceSeconds: boundedToleranceSeconds(
+			options.toleranceSeconds ?? DEFAULT_TOLERANCE_SECONDS,
+		),
 		deduplicate: options.deduplicate ?? true,
 	};
 }

@@ -2,6 +2,7 @@ import type { INodeProperties } from 'n8n-workflow';
 
 import { DEFAULT_TOLERANCE_SECONDS } from '../../src/webhooks';
 import { artifactProperties, eventsProperty } from '../shared/event-properties';
+import { MAX_TOLERANCE_SECONDS } from './dedupe';
 
 export const properties: INodeProperties[] = [
 	{
@@ -33,9 +34,8 @@ export const properties: INodeProperties[] = [
 				name: 'toleranceSeconds',
 				type: 'number',
 				default: DEFAULT_TOLERANCE_SECONDS,
-				typeOptions: { minValue: 1 },
-				description:
-					"How far X-Service-Timestamp may be from this server's clock, either way, for an event to be accepted. Older deliveries are rejected as replays.",
+				typeOptions: { minValue: 1, maxValue: MAX_TOLERANCE_SECONDS },
+				description: `How far X-Service-Timestamp may be from this server's clock, either way, for an event to be accepted (at most ${MAX_TOLERANCE_SECONDS}, so a replay is refused before the duplicate check forgets its event ID). Older deliveries are rejected as replays.`,
 			},
 			{
 				displayName: 'Verify on Activation',

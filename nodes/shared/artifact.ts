@@ -1,17 +1,17 @@
-// Fetching a job's transcript (spec 4.7, 4.8): the bytes, their media type and a safe file name from the service's
-// Content-Disposition. Used by Download Artifact, Transcribe and Download and the triggers.
+// Fetching a job's transcript (spec 4.7, 4.8): the bytes, with the media type and extension of the format asked for
+// and a safe file name whose stem comes from the service's Content-Disposition. The service's answer never chooses
+// what kind of file the workflow gets. Used by Download Artifact, Transcribe and Download and the triggers.
 import type { BinaryHelperFunctions, IBinaryData, INode } from 'n8n-workflow';
 
 import { isTerminalStatus } from '../../src/api';
 import {
 	ARTIFACT_MEDIA_TYPES,
-	artifactFileName,
 	cleanFileName,
 	formatForMediaType,
 	parseContentDisposition,
 	type ArtifactFormat,
 } from '../../src/artifacts';
-import { addItemContext, apiError, apiFieldsOf } from './errors';
+import { addItemContext, apiError, apiFieldsOf, operationError } from './errors';
 import type { TranscriptionServiceClient } from './transport';
 
 /** What a download needs of an n8n context (an execution, a webhook, a poll). */
@@ -24,8 +24,7 @@ export interface ArtifactContext {
 export type ArtifactChoice = ArtifactFormat | 'job_default';
 
 export interface FetchedArtifact {
-	/** undefined only when the service answered with a media type that is none of the four. */
-	format: ArtifactFormat | undefined;
+	format: ArtifactFormat;
 	fileName: string;
 	mimeType: string;
 	bytes: Buffer;
@@ -60,16 +59,39 @@ export async function fetchArtifact(
 	}
 	const mediaType = (response.headers['content-type'] ?? '').split(';')[0].trim().toLowerCase();
 	const format = choice === 'job_default' ? formatForMediaType(mediaType) : choice;
-	const disposition = parseContentDisposition(response.headers['content-disposition']);
+	if (format === undefined) {
+		throw operationError(context.getNode(), {
+			code: 'unexpected_media_type',
+			message: `The service answered the job's default artifact with "${mediaType || 'no Content-Type'}", which is none of SRT, TXT, PDF or DOCX`,
+			description:
+				"Nothing was saved: the node takes only the four transcript formats. Choose the Format (SRT, TXT, PDF or DOCX) instead of Job Default; the file then has that format's type whatever the answer says.",
+			job_id: jobId,
+			itemIndex,
+		});
+	}
 	return {
 		format,
-		// A name with nothing usable left falls back to "<job_id>.<ext>".
-		fileName:
-			cleanFileName(disposition.filename ?? '') ||
-			cleanFileName(artifactFileName(jobId, format ?? 'txt')),
-		mimeType: mediaType || (format ? ARTIFACT_MEDIA_TYPES[format] : 'application/octet-stream'),
+		fileName: artifactFileNameFrom(response.headers['content-disposition'], jobId, format),
+		mimeType: ARTIFACT_MEDIA_TYPES[format],
 		bytes: response.rawBody,
 	};
+}
+
+/**
+ * The service's file name with its extension replaced by the format's ("invoice.html" → "invoice.srt"), cleaned for
+ * any file system; "<job_id>.<ext>" when the service gives no usable name. Only a short run of letters and digits after
+ * the last dot counts as an extension, so a name without one keeps its dots (".._etc_passwd" → ".._etc_passwd.txt").
+ */
+export function artifactFileNameFrom(
+	contentDisposition: string | undefined,
+	jobId: string,
+	format: ArtifactFormat,
+): string {
+	const served = cleanFileName(parseContentDisposition(contentDisposition).filename ?? '');
+	const extension = /\.[\p{L}\p{N}]{1,10}$/u.exec(served);
+	const stem = (extension ? served.slice(0, extension.index) : served).trim();
+	// Cleaned again: the format's extension may be longer than the one it replaced.
+	return cleanFileName(`${stem || jobId}.${format}`);
 }
 
 /** 409 artifact_not_ready says only "not yet": add the job's current status, and whether waiting will help. */
@@ -102,7 +124,7 @@ async function explainNotReady(
 	return addItemContext(explained, { job_id: jobId, status });
 }
 
-export function isTextFormat(format: ArtifactFormat | undefined): format is 'txt' | 'srt' {
+export function isTextFormat(format: ArtifactFormat): format is 'txt' | 'srt' {
 	return format === 'txt' || format === 'srt';
 }
 

@@ -12,8 +12,34 @@ export interface RetryPolicy {
 	maxRateLimitWaitMs: number;
 	/** Upper bound of the random delay added to a rate-limit wait ("with a small random delay"). */
 	rateLimitJitterMs: number;
-	/** How long one attempt may take (connect to the last byte); default 60 s. */
+	/**
+	 * How long one attempt may take, from connecting to the answer's last byte, before any transfer allowance
+	 * (attemptDeadlineMs); default 60 s.
+	 */
 	attemptTimeoutMs?: number;
+}
+
+/** Default of RetryPolicy.attemptTimeoutMs. */
+export const DEFAULT_ATTEMPT_TIMEOUT_MS = 60_000;
+
+/**
+ * The slowest transfer an attempt is given time for: each byte sent or received adds 1/32,768 s to its deadline
+ * (256 kbit/s). A larger file on a slower link is not cut off as long as it moves at least this fast; an answer
+ * trickled out a byte at a time ends at about the attempt timeout.
+ */
+export const MIN_TRANSFER_BYTES_PER_SECOND = 32 * 1024;
+
+/** Network code of an attempt that outlived its deadline (attemptDeadlineMs): retried like a timeout. */
+export const ATTEMPT_DEADLINE_CODE = 'ATTEMPT_DEADLINE_EXCEEDED';
+
+/**
+ * How long after it started an attempt ends, whatever is still arriving: the attempt timeout plus the time
+ * `transferredBytes` (sent so far, declared for an upload, or received) take at MIN_TRANSFER_BYTES_PER_SECOND.
+ */
+export function attemptDeadlineMs(timeoutMs: number, transferredBytes: number): number {
+	return (
+		timeoutMs + Math.ceil((Math.max(0, transferredBytes) * 1000) / MIN_TRANSFER_BYTES_PER_SECOND)
+	);
 }
 
 export const DEFAULT_RETRY_POLICY: RetryPolicy = {
@@ -28,6 +54,7 @@ export const DEFAULT_RETRY_POLICY: RetryPolicy = {
 export const RETRYABLE_STATUSES: ReadonlySet<number> = new Set([408, 429, 500, 502, 503, 504]);
 
 const RETRYABLE_NETWORK_CODES: ReadonlySet<string> = new Set([
+	ATTEMPT_DEADLINE_CODE,
 	'ECONNRESET',
 	'ECONNREFUSED',
 	'ECONNABORTED',

@@ -22,10 +22,10 @@ const HOSTILE_NAMES: Array<[string, string]> = [
 	// Nothing usable left: the node names the file after the job.
 	['/', 'job_1.srt'],
 	['..', 'job_1.srt'],
-	// Controls would break a header or a log line; a bidi override hides the real extension.
+	// Controls would break a header or a log line; a bidi override hides the real extension, which the Format replaces.
 	['report\u0000.srt', 'report_.srt'],
 	['a\r\nSet-Cookie: x.srt', 'a__Set-Cookie_ x.srt'],
-	['invoice\u202Etrs.exe', 'invoicetrs.exe'],
+	['invoice\u202Etrs.exe', 'invoicetrs.srt'],
 	// Bounded (200 bytes of UTF-8), the extension kept; Hebrew stays Hebrew.
 	[`${'a'.repeat(8000)}.srt`, `${'a'.repeat(196)}.srt`],
 	['ראיון עם דנה.srt', 'ראיון עם דנה.srt'],

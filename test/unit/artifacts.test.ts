@@ -8,6 +8,7 @@ import {
 	normalizeArtifactFormat,
 	parseContentDisposition,
 } from '../../src/artifacts';
+import { artifactFileNameFrom } from '../../nodes/shared/artifact';
 import {
 	type SelectArtifactFormatInput,
 	type SelectArtifactFormatResult,
@@ -478,5 +479,24 @@ describe('artifactFileName (stem of the uploaded file + selected extension)', ()
 		[undefined, 'docx', 'transcript.docx'],
 	])('artifactFileName(%j, %j) → %j', (uploaded, format, expected) => {
 		expect(artifactFileName(uploaded, format)).toBe(expected);
+	});
+});
+
+describe('the file name of a download: the Format names the extension, the service only the stem', () => {
+	it.each<[string | undefined, (typeof ARTIFACT_FORMATS)[number], string]>([
+		['attachment; filename="invoice.html"', 'srt', 'invoice.srt'],
+		['attachment; filename="meeting.srt"', 'srt', 'meeting.srt'],
+		["attachment; filename*=UTF-8''%D7%A8%D7%90%D7%99%D7%95%D7%9F.txt", 'docx', 'ראיון.docx'],
+		["attachment; filename*=UTF-8''invoice%E2%80%AEcod.exe", 'pdf', 'invoicecod.pdf'],
+		['attachment; filename="../../etc/passwd"', 'txt', '.._.._etc_passwd.txt'],
+		['attachment; filename="a.b.c.html"', 'txt', 'a.b.c.txt'],
+		['attachment; filename="report.final_v2"', 'pdf', 'report.final_v2.pdf'],
+		['attachment; filename="trailing. "', 'srt', 'trailing.srt'],
+		[`attachment; filename="${'x'.repeat(300)}.pdf"`, 'docx', `${'x'.repeat(195)}.docx`],
+		['attachment; filename=".htaccess"', 'srt', 'job_1.srt'],
+		['attachment', 'srt', 'job_1.srt'],
+		[undefined, 'pdf', 'job_1.pdf'],
+	])('%j asked as %s → %j', (header, format, expected) => {
+		expect(artifactFileNameFrom(header, 'job_1', format)).toBe(expected);
 	});
 });

@@ -1,18 +1,28 @@
 import { OPERATIONS } from '../../src/api';
 import {
+	attemptDeadlineMs,
+	ATTEMPT_DEADLINE_CODE,
 	backoffDelay,
+	baseUrlProblem,
 	contradictsTotal,
 	decideRetry,
 	DEFAULT_RETRY_POLICY,
 	derivedIdempotencyKey,
+	formatBytes,
 	generateIdempotencyKey,
 	headerValue,
 	idempotencyKeyProblem,
+	isLoopbackHost,
 	isRetryableNetworkError,
 	ListWalk,
+	MAX_ARTIFACT_BYTES,
+	MAX_JSON_ANSWER_BYTES,
 	MAX_LIST_PAGES,
+	maxAnswerBytes,
+	MIN_TRANSFER_BYTES_PER_SECOND,
 	parseRateLimitReset,
 	parseRetryAfter,
+	PLAIN_HTTP_MESSAGE,
 	RateLimitPacer,
 	readListPage,
 	RETRYABLE_STATUSES,
@@ -542,5 +552,95 @@ describe('503 with Retry-After (the service is full: spec 7, "temporary 5xx")', 
 				midRandom,
 			),
 		).toEqual({ retry: true, delayMs: policy.maxDelayMs, reason: 'temporary failure (HTTP 503)' });
+	});
+});
+
+describe("each attempt's deadline", () => {
+	it('is the attempt timeout plus 1 s for every 32 KiB sent or received (256 kbit/s)', () => {
+		expect(MIN_TRANSFER_BYTES_PER_SECOND).toBe(32 * 1024);
+		expect(attemptDeadlineMs(60_000, 0)).toBe(60_000);
+		expect(attemptDeadlineMs(60_000, 12)).toBe(60_001);
+		expect(attemptDeadlineMs(60_000, 64 * 1024 * 1024)).toBe(60_000 + 2048_000);
+		expect(attemptDeadlineMs(20_000, 1024 * 1024 * 1024)).toBe(20_000 + 32_768_000);
+	});
+
+	it('an attempt that outlived it is a network failure retried like a timeout, never as unsent', () => {
+		const outcome = { kind: 'network_error' as const, error: { code: ATTEMPT_DEADLINE_CODE } };
+		expect(decideRetry(outcome, 1, policy, NOW, midRandom)).toMatchObject({ retry: true });
+		expect(decideRetry(outcome, 1, policy, NOW, midRandom, 'unsent')).toMatchObject({
+			retry: false,
+		});
+	});
+});
+
+describe('answer sizes', () => {
+	it('64 MiB for a transcript download that succeeded, 8 MiB for everything else', () => {
+		expect(maxAnswerBytes('artifacts', 200)).toBe(64 * 1024 * 1024);
+		expect(maxAnswerBytes('artifacts', 404)).toBe(8 * 1024 * 1024);
+		expect(maxAnswerBytes('reads', 200)).toBe(8 * 1024 * 1024);
+		expect(maxAnswerBytes('writes', 201)).toBe(MAX_JSON_ANSWER_BYTES);
+		expect(MAX_ARTIFACT_BYTES).toBe(64 * 1024 * 1024);
+	});
+
+	it.each([
+		[0, '0 bytes'],
+		[1023, '1023 bytes'],
+		[1536, '1.5 KiB'],
+		[8 * 1024 * 1024, '8 MiB'],
+		[256 * 1024 * 1024, '256 MiB'],
+		[9.25 * 1024 * 1024, '9.3 MiB'],
+		[3 * 1024 ** 3, '3 GiB'],
+	])('formatBytes(%i) → %s', (bytes, text) => {
+		expect(formatBytes(bytes)).toBe(text);
+	});
+});
+
+describe('where the API key may go: the Base URL', () => {
+	it.each([
+		'https://api.transcription.example',
+		'https://api.transcription.example:8443/base',
+		'http://127.0.0.1:4010',
+		'http://127.8.9.10',
+		'http://localhost:4010',
+		'http://sandbox.localhost',
+		'http://[::1]:4010',
+		'HTTP://LOCALHOST',
+	])('%s is accepted', (baseUrl) => {
+		expect(baseUrlProblem(baseUrl)).toBeUndefined();
+	});
+
+	it.each([
+		'http://api.transcription.example',
+		'http://10.0.0.8:4010',
+		'http://192.168.1.20',
+		'http://[2001:db8::1]',
+		'http://127.0.0.1.nip.io',
+		'http://localhost.example.com',
+		'http://0.0.0.0:4010',
+	])('%s is plain http to another machine: refused', (baseUrl) => {
+		expect(baseUrlProblem(baseUrl)).toEqual({ kind: 'plain_http', message: PLAIN_HTTP_MESSAGE });
+	});
+
+	it.each(['', 'ftp://127.0.0.1', 'api.transcription.example', 'javascript:alert(1)'])(
+		'%j is not an http(s) address',
+		(baseUrl) => {
+			expect(baseUrlProblem(baseUrl)?.kind).toBe('not_http');
+		},
+	);
+
+	it('a user name or password in it is refused (n8n would send them in place of the key)', () => {
+		expect(baseUrlProblem('https://user:secret@api.transcription.example')?.kind).toBe(
+			'credentials_in_url',
+		);
+		expect(baseUrlProblem('http://user@127.0.0.1:4010')?.kind).toBe('credentials_in_url');
+	});
+
+	it('loopback means 127.0.0.0/8, ::1 and localhost, not a name that resolves there', () => {
+		expect(isLoopbackHost('127.255.255.254')).toBe(true);
+		expect(isLoopbackHost('[::1]')).toBe(true);
+		expect(isLoopbackHost('::ffff:127.0.0.1')).toBe(true);
+		expect(isLoopbackHost('128.0.0.1')).toBe(false);
+		expect(isLoopbackHost('127.0.0.256')).toBe(false);
+		expect(isLoopbackHost('my-laptop')).toBe(false);
 	});
 });

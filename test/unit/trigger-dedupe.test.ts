@@ -1,13 +1,19 @@
+import type { INodeProperties } from 'n8n-workflow';
+
 import {
 	activeSeenEvents,
 	DEFAULT_DEDUPE_WINDOW,
 	hasSeenEvent,
+	MAX_TOLERANCE_SECONDS,
 	rememberEvent,
 	type SeenEvent,
 	mergeSeenEvents,
 	processSeenEvents,
 	rememberInProcess,
 } from '../../nodes/TranscriptionServiceTrigger/dedupe';
+import { decideDelivery, resolveSettings } from '../../nodes/TranscriptionServiceTrigger/delivery';
+import { properties } from '../../nodes/TranscriptionServiceTrigger/description';
+import { canonicalJson, signPayload } from '../../src/service';
 
 const HOUR_MS = 60 * 60 * 1000;
 const now = Date.UTC(2027, 0, 15, 12);
@@ -125,5 +131,73 @@ describe('merging the static-data window with the process window', () => {
 		const merged = mergeSeenEvents(staticData, processSeenEvents('workflow-1:node-1'), NOW);
 		expect(merged.map(([id]) => id).sort()).toEqual(['evt_x', 'evt_y']);
 		expect(processSeenEvents('workflow-2:node-1')).toEqual([]);
+	});
+});
+
+describe('Timestamp Tolerance is bounded by what the window remembers', () => {
+	const event = {
+		event: 'transcription.completed',
+		event_id: 'evt_replayed',
+		job_id: 'job_replayed',
+		status: 'completed',
+		created_at: '2027-01-15T12:00:00Z',
+		links: {
+			self: 'https://x.example/t/job_replayed',
+			artifact: 'https://x.example/t/job_replayed/artifact',
+		},
+	};
+	const body = Buffer.from(canonicalJson(event));
+	const signedAt = Math.floor(now / 1000);
+	const headers = {
+		'x-service-event': event.event,
+		'x-service-event-id': event.event_id,
+		'x-service-timestamp': String(signedAt),
+		'x-service-signature': signPayload('whsec_replay', signedAt, body.toString('utf8')),
+	};
+	const deliverAt = (nowMs: number, toleranceSeconds: number, seenEvents: unknown) =>
+		decideDelivery({
+			rawBody: body,
+			headers,
+			secrets: ['whsec_replay'],
+			settings: resolveSettings(undefined, { toleranceSeconds }),
+			nowMs,
+			seenEvents,
+		});
+
+	it('a delivery replayed 25 hours later, with a 7-day tolerance set, is refused as stale, not accepted again', () => {
+		const first = deliverAt(now, 7 * 24 * 3600, undefined);
+		expect(first.action).toBe('accept');
+		const remembered = first.action === 'accept' ? first.seenEvents : undefined;
+
+		const replay = deliverAt(now + 25 * HOUR_MS, 7 * 24 * 3600, remembered);
+		expect(replay).toMatchObject({
+			action: 'reject',
+			status: 401,
+			response: { error: 'timestamp_out_of_tolerance' },
+		});
+	});
+
+	it('a tolerance above the bound counts as the bound; the UI offers no more', () => {
+		expect(MAX_TOLERANCE_SECONDS).toBe(900);
+		expect(resolveSettings(undefined, { toleranceSeconds: 7 * 24 * 3600 }).toleranceSeconds).toBe(
+			900,
+		);
+		expect(resolveSettings(undefined, { toleranceSeconds: 60 }).toleranceSeconds).toBe(60);
+		const option = (
+			properties.find((property) => property.name === 'options')?.options as INodeProperties[]
+		).find((property) => property.name === 'toleranceSeconds');
+		expect(option?.typeOptions).toEqual({ minValue: 1, maxValue: MAX_TOLERANCE_SECONDS });
+	});
+
+	it('an event_id outlives every replay the bound lets through: 2 × the bound in time and in ids', () => {
+		// A delivery is accepted up to the tolerance after its timestamp and refused as stale the tolerance after it.
+		const replayableMs = 2 * MAX_TOLERANCE_SECONDS * 1000;
+		expect(replayableMs).toBeLessThanOrEqual(DEFAULT_DEDUPE_WINDOW.maxAgeMs);
+		// The most events one account causes a minute: a job per 3 writes at platinum's 60 writes a minute (spec 8),
+		// plus the sandbox's 10 webhook tests a minute (the spec gives no number).
+		const eventsPerMinute = 60 / 3 + 10;
+		expect(eventsPerMinute * (replayableMs / 60_000)).toBeLessThanOrEqual(
+			DEFAULT_DEDUPE_WINDOW.maxEvents,
+		);
 	});
 });

@@ -14,7 +14,9 @@ import {
 } from '../../../src/api';
 import {
 	decideRetry,
+	DEFAULT_ATTEMPT_TIMEOUT_MS,
 	DEFAULT_RETRY_POLICY,
+	maxAnswerBytes,
 	type AttemptOutcome,
 	type RateLimitPacer,
 	type RetryPolicy,
@@ -22,7 +24,9 @@ import {
 import { apiError, type ApiErrorFields } from '../errors';
 import { abortableSleep } from '../abortable-sleep';
 import { cancelSignalOf, type BinaryStream, type RequestContext } from './context';
+import { AttemptDeadline } from './deadline';
 import {
+	AnswerTooLarge,
 	lowerCaseHeaders,
 	networkErrorOf,
 	sendRequest,
@@ -45,7 +49,7 @@ export interface ApiRequest {
 	idempotencyKey?: string;
 	/** Statuses other than 2xx that the caller handles itself (e.g. 304). */
 	acceptStatuses?: number[];
-	/** Per-attempt socket timeout in milliseconds. */
+	/** How long one attempt may take before its transfer allowance (src/client/retry.ts attemptDeadlineMs). */
 	timeoutMs?: number;
 	itemIndex?: number;
 }
@@ -116,6 +120,9 @@ export class TranscriptionServiceClient {
 			const raw = await this.openRawBody(pacer, request, definition.bucket);
 			let outcome: AttemptOutcome;
 			let response: IN8nHttpFullResponse | undefined;
+			const timeoutMs =
+				request.timeoutMs ?? this.policy.attemptTimeoutMs ?? DEFAULT_ATTEMPT_TIMEOUT_MS;
+			const deadline = new AttemptDeadline(timeoutMs, request.contentLength ?? 0);
 			try {
 				response = await sendRequest(this.context, {
 					url,
@@ -130,8 +137,10 @@ export class TranscriptionServiceClient {
 					json: request.body,
 					raw,
 					contentLength: request.contentLength,
-					timeoutMs: request.timeoutMs ?? this.policy.attemptTimeoutMs ?? 60_000,
+					timeoutMs,
 					signal,
+					deadline,
+					maxBodyBytes: (status) => maxAnswerBytes(definition.bucket, status),
 				});
 				const headers = lowerCaseHeaders(response.headers);
 				// A 429 is not counted by the service: it tells the pacer the window is spent, not that we spent it.
@@ -140,7 +149,15 @@ export class TranscriptionServiceClient {
 			} catch (error) {
 				pacer.observe(definition.bucket, undefined, Date.now());
 				if (signal?.aborted) throw new NodeApiError(this.context.getNode(), error as JsonObject);
-				outcome = { kind: 'network_error', error: networkErrorOf(error) };
+				// The same answer would come again: report it, do not retry it.
+				if (error instanceof AnswerTooLarge)
+					throw answerTooLargeError(this.context, url, definition.method, error, request.itemIndex);
+				outcome = {
+					kind: 'network_error',
+					error: deadline.expired ? deadline.signal.reason : networkErrorOf(error),
+				};
+			} finally {
+				deadline.stop();
 			}
 
 			const ok =
@@ -266,6 +283,28 @@ export function apiErrorFromResponse(
 	if (retryNote && response.attempts > 1) note = ` (${response.attempts} attempts; ${retryNote})`;
 	else if (/^not repeated/.test(retryNote)) note = ` (${retryNote})`;
 	return apiError(context.getNode(), fields, itemIndex, note);
+}
+
+function answerTooLargeError(
+	context: RequestContext,
+	url: string,
+	method: string,
+	error: AnswerTooLarge,
+	itemIndex: number | undefined,
+): NodeApiError {
+	const nodeError = apiError(
+		context.getNode(),
+		{
+			code: 'response_too_large',
+			message: `The service's answer to ${method} ${new URL(url).pathname} (HTTP ${error.status}) ${error.message}`,
+			request_id: null,
+			resolution_url: null,
+			http_status: null,
+		},
+		itemIndex,
+	);
+	nodeError.description = `${nodeError.description} · A transcript of a 10-hour recording takes under 8 MiB and the service's JSON answers far less: an answer this large is not one of them. Check that the credential's Base URL points at the service.`;
+	return nodeError;
 }
 
 function unreachableError(

@@ -1,8 +1,11 @@
-// The one call into n8n's HTTP client, and the answer as this pack reads it.
+// The one call into n8n's HTTP client, and the answer as this pack reads it: streamed, so its size is checked before
+// and while it is read, and its time is the attempt's deadline's.
 import type { IDataObject, IHttpRequestOptions, IN8nHttpFullResponse } from 'n8n-workflow';
 
+import { formatBytes } from '../../../src/client';
 import { CREDENTIAL_TYPE } from '../credentials';
 import type { BinaryStream, RequestContext } from './context';
+import type { AttemptDeadline } from './deadline';
 
 export interface OutgoingRequest {
 	url: string;
@@ -14,8 +17,29 @@ export interface OutgoingRequest {
 	/** Raw body (a stream is destroyed once sent, so a file is never left open). */
 	raw?: Buffer | BinaryStream;
 	contentLength?: number;
+	/** How long n8n's client waits on a silent connection before the answer's headers. */
 	timeoutMs: number;
+	/** The execution's cancel signal, where there is one. */
 	signal?: AbortSignal;
+	deadline: AttemptDeadline;
+	/** The largest answer body accepted with a given HTTP status. */
+	maxBodyBytes: (status: number) => number;
+}
+
+/** An answer larger than the client accepts: refused from its Content-Length, or cut off once past the limit. */
+export class AnswerTooLarge extends Error {
+	constructor(
+		readonly limitBytes: number,
+		readonly declaredBytes: number | undefined,
+		readonly status: number,
+	) {
+		super(
+			declaredBytes === undefined
+				? `went past ${formatBytes(limitBytes)} without a Content-Length; reading stopped there`
+				: `declares ${formatBytes(declaredBytes)} (Content-Length), more than the ${formatBytes(limitBytes)} accepted; nothing was read`,
+		);
+		this.name = 'AnswerTooLarge';
+	}
 }
 
 export interface ApiResponse<T = unknown> {
@@ -40,13 +64,15 @@ export async function sendRequest(
 		method: request.method,
 		qs: request.query,
 		headers,
-		encoding: 'arraybuffer',
+		// A stream, not a buffer: n8n's client would read any size into memory (its maxContentLength is unlimited).
+		encoding: 'stream',
 		returnFullResponse: true,
 		// Statuses are mapped by the caller; without this n8n re-sends after a 401 and a consumed stream body then hangs.
 		ignoreHttpStatusErrors: true,
 		disableFollowRedirect: true,
 		timeout: request.timeoutMs,
-		abortSignal: request.signal,
+		// In an execution n8n uses the execution's cancel signal instead; elsewhere the deadline closes the socket.
+		abortSignal: request.signal ?? request.deadline.signal,
 	};
 	if (request.json !== undefined) {
 		headers['Content-Type'] = 'application/json';
@@ -60,16 +86,106 @@ export async function sendRequest(
 		// n8n passes a stream through to axios, which pipes it; the declared type only lacks the stream variant.
 		options.body = raw as IHttpRequestOptions['body'];
 	}
-	try {
-		return (await context.helpers.httpRequestWithAuthentication.call(
-			context,
-			CREDENTIAL_TYPE,
-			options,
-		)) as IN8nHttpFullResponse;
-	} finally {
-		// A stream the service stopped reading (error, reset) would otherwise keep its file open.
+	const { deadline } = request;
+	// The stream is destroyed once sent or when the deadline comes, so a file is never left open.
+	const closeRaw = () => {
 		if (raw !== undefined && !Buffer.isBuffer(raw)) raw.destroy();
+	};
+	deadline.signal.addEventListener('abort', closeRaw, { once: true });
+	const pending = context.helpers.httpRequestWithAuthentication.call(
+		context,
+		CREDENTIAL_TYPE,
+		options,
+	) as Promise<IN8nHttpFullResponse>;
+	try {
+		const response = await deadline.race(pending);
+		return { ...response, body: await readBody(response, request) };
+	} finally {
+		// An answer that comes after the deadline is closed unread.
+		if (deadline.expired)
+			void pending.then(
+				(late) => discardBody(late.body),
+				() => undefined,
+			);
+		deadline.signal.removeEventListener('abort', closeRaw);
+		closeRaw();
 	}
+}
+
+interface BodyStream extends AsyncIterable<unknown> {
+	destroy(error?: Error): void;
+}
+
+function isBodyStream(body: unknown): body is BodyStream {
+	return (
+		typeof body === 'object' &&
+		body !== null &&
+		Symbol.asyncIterator in body &&
+		typeof (body as { destroy?: unknown }).destroy === 'function'
+	);
+}
+
+/**
+ * Closes an answer that will not be read. n8n 2.41's client hands a streamed body through a generator that lets go of
+ * the connection only once it has been read from: destroyed unread, the connection would stay open. So one chunk
+ * (already received, or the next one) is taken first, then the stream is closed.
+ */
+function discardBody(body: unknown): void {
+	if (!isBodyStream(body)) return;
+	const chunks = body[Symbol.asyncIterator]();
+	void chunks
+		.next()
+		.then(
+			async () => await chunks.return?.(),
+			() => undefined,
+		)
+		.finally(() => body.destroy());
+}
+
+/** The whole body, within the size limit for its status and within the attempt's deadline. */
+async function readBody(response: IN8nHttpFullResponse, request: OutgoingRequest): Promise<Buffer> {
+	const limit = request.maxBodyBytes(response.statusCode);
+	const { body } = response;
+	if (!isBodyStream(body)) {
+		const bytes = toBuffer(body);
+		if (bytes.length > limit) throw new AnswerTooLarge(limit, undefined, response.statusCode);
+		return bytes;
+	}
+	const declared = Number(lowerCaseHeaders(response.headers)['content-length']);
+	if (Number.isSafeInteger(declared) && declared > limit) {
+		discardBody(body);
+		throw new AnswerTooLarge(limit, declared, response.statusCode);
+	}
+	const { deadline } = request;
+	const stopAtDeadline = () => body.destroy(deadline.signal.reason as Error);
+	if (deadline.expired) stopAtDeadline();
+	deadline.signal.addEventListener('abort', stopAtDeadline, { once: true });
+	const chunks: Buffer[] = [];
+	let received = 0;
+	let failure: unknown;
+	try {
+		for await (const chunk of body) {
+			const bytes = toBuffer(chunk);
+			received += bytes.length;
+			if (received > limit) {
+				body.destroy();
+				throw new AnswerTooLarge(limit, undefined, response.statusCode);
+			}
+			deadline.credit(bytes.length);
+			chunks.push(bytes);
+		}
+	} catch (error) {
+		failure = error;
+	} finally {
+		deadline.signal.removeEventListener('abort', stopAtDeadline);
+	}
+	// A stream stopped by the deadline reports it as the reason it was destroyed, or as a bare "aborted".
+	if (failure !== undefined) {
+		throw deadline.expired && !(failure instanceof AnswerTooLarge)
+			? deadline.signal.reason
+			: failure;
+	}
+	return chunks.length === 1 ? chunks[0] : Buffer.concat(chunks, received);
 }
 
 export function lowerCaseHeaders(raw: IDataObject | undefined): Record<string, string> {

@@ -3,6 +3,7 @@ import { createHash } from 'crypto';
 import { NodeOperationError } from 'n8n-workflow';
 
 import { apiKeyMode, DEFAULT_PATH_PREFIX, INVALID_API_KEY_PREFIX_MESSAGE } from '../../../src/api';
+import { baseUrlProblem, type BaseUrlProblem } from '../../../src/client';
 import { CREDENTIAL_TYPE } from '../credentials';
 import type { RequestContext } from './context';
 
@@ -14,28 +15,24 @@ export interface ServiceSettings {
 	accountKey: string;
 }
 
+const BASE_URL_FIXES: Record<BaseUrlProblem['kind'], (baseUrl: string) => string> = {
+	not_http: (baseUrl) => `Got "${baseUrl}". For the local sandbox use http://127.0.0.1:4010.`,
+	credentials_in_url: () =>
+		'The service takes the API Key only, and a user name or password in the Base URL would be sent in its place. Remove the "user:password@" part.',
+	plain_http: (baseUrl) =>
+		`Got "${baseUrl}": over plain http:// the API Key would cross the network unencrypted, readable by anyone on the way. Use the service's https:// address; http:// is for a service on this machine (the sandbox: http://127.0.0.1:4010).`,
+};
+
 export async function readServiceSettings(context: RequestContext): Promise<ServiceSettings> {
 	const credentials = await context.getCredentials(CREDENTIAL_TYPE);
 	const baseUrl = String(credentials.baseUrl ?? '')
 		.trim()
 		.replace(/\/+$/, '');
-	if (!/^https?:\/\//i.test(baseUrl)) {
-		throw new NodeOperationError(
-			context.getNode(),
-			"The credential's Base URL must start with http:// or https://",
-			{ description: `Got "${baseUrl}". For the local sandbox use http://127.0.0.1:4010.` },
-		);
-	}
-	// n8n's HTTP client would send "user:password@" as Basic authentication in place of the key (every request 401).
-	if (/^https?:\/\/[^/?#]*@/i.test(baseUrl)) {
-		throw new NodeOperationError(
-			context.getNode(),
-			"The credential's Base URL must not contain a user name or password",
-			{
-				description:
-					'The service takes the API Key only, and a user name or password in the Base URL would be sent in its place. Remove the "user:password@" part.',
-			},
-		);
+	const problem = baseUrlProblem(baseUrl);
+	if (problem !== undefined) {
+		throw new NodeOperationError(context.getNode(), problem.message, {
+			description: BASE_URL_FIXES[problem.kind](baseUrl),
+		});
 	}
 	const apiKey = String(credentials.apiKey ?? '').trim();
 	// Checked here too (the credential's authenticate refuses it as well) so the message is not lost in a request error.
