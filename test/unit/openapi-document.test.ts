@@ -1,27 +1,32 @@
+// The OpenAPI document (openapi/) against the spec: valid OpenAPI 3.1, its authentication, operations, error codes,
+// response headers, schemas and webhook events, section by section.
+
 import { execFileSync } from 'node:child_process';
-import { existsSync } from 'node:fs';
 import path from 'node:path';
-import Ajv2020 from 'ajv/dist/2020';
-import addFormats from 'ajv-formats';
 import { parse } from 'yaml';
 import {
-	apiReferenceHtml,
-	arazzoYaml,
 	componentSchema,
 	errorCatalog,
-	loadOpenApiDocument,
 	openApiJson,
 	openApiYaml,
-	requestSchemas,
 	resolutionUrl,
 } from '../../openapi';
-import type { JSONSchema, OperationObject, ParameterObject, ResponseObject } from '../../openapi';
+import type { JSONSchema, OperationObject, ParameterObject } from '../../openapi';
 import { OPERATION_IDS, OPERATIONS } from '../../src/api';
 import type { OperationId } from '../../src/api';
 import { ERROR_CODES } from '../../src/service';
+import {
+	deref,
+	document,
+	makeAjv,
+	operation,
+	operationEntries,
+	parameters,
+	response,
+	schema,
+} from '../support/fixtures/openapi-document';
 
 const repoRoot = path.join(__dirname, '..', '..');
-const document = loadOpenApiDocument();
 
 /** Runs the ESM-only @seriousme/openapi-schema-validator in a child Node process (jest here is CommonJS). */
 function validateOpenApi(text: string): { valid: boolean; errors?: unknown } {
@@ -37,54 +42,6 @@ function validateOpenApi(text: string): { valid: boolean; errors?: unknown } {
 		encoding: 'utf8',
 	});
 	return JSON.parse(output) as { valid: boolean; errors?: unknown };
-}
-
-function deref<T>(value: unknown): T {
-	let current = value;
-	while (typeof current === 'object' && current !== null && '$ref' in current) {
-		const pointer = (current as { $ref: string }).$ref.slice(2).split('/');
-		current = pointer.reduce<unknown>(
-			(node, segment) => (node as Record<string, unknown>)[segment],
-			document,
-		);
-	}
-	return current as T;
-}
-
-function operationEntries(): Array<{ path: string; method: string; operation: OperationObject }> {
-	return Object.entries(document.paths).flatMap(([operationPath, item]) =>
-		Object.entries(item)
-			.filter(([method]) => ['get', 'put', 'post', 'delete', 'patch'].includes(method))
-			.map(([method, operation]) => ({
-				path: operationPath,
-				method,
-				operation: operation as OperationObject,
-			})),
-	);
-}
-
-function operation(operationId: OperationId): OperationObject {
-	const found = operationEntries().find((entry) => entry.operation.operationId === operationId);
-	if (!found) throw new Error(`no operation ${operationId}`);
-	return found.operation;
-}
-
-function response(operationId: OperationId, status: string): ResponseObject {
-	return deref<ResponseObject>(operation(operationId).responses[status]);
-}
-
-function parameters(operationId: OperationId): ParameterObject[] {
-	return (operation(operationId).parameters ?? []).map((entry) => deref<ParameterObject>(entry));
-}
-
-function schema(name: string): JSONSchema {
-	return document.components.schemas[name];
-}
-
-function makeAjv(options: { coerceTypes?: boolean; useDefaults?: boolean } = {}): Ajv2020 {
-	const ajv = new Ajv2020({ strict: true, allErrors: true, ...options });
-	addFormats(ajv);
-	return ajv;
 }
 
 describe('OpenAPI document (spec section 9)', () => {
@@ -457,165 +414,6 @@ describe('schemas (spec section 2)', () => {
 	});
 });
 
-describe('requestSchemas and componentSchema — usable by Ajv 2020 in strict mode', () => {
-	// Which parts of a request each operation has (spec section 4); each present part must compile.
-	const REQUEST_PARTS: Record<(typeof OPERATION_IDS)[number], string[]> = {
-		getAccount: [],
-		createUpload: ['body', 'headers'],
-		uploadBinary: ['params'],
-		createTranscription: ['body', 'headers'],
-		listTranscriptions: ['query'],
-		getTranscription: ['headers', 'params'],
-		getTranscriptionArtifact: ['query', 'headers', 'params'],
-		getTranscriptionArtifactByExtension: ['query', 'headers', 'params'],
-		testWebhook: ['body'],
-	};
-
-	it.each(OPERATION_IDS)('%s has exactly its request parts, and each compiles', (operationId) => {
-		const ajv = makeAjv({ coerceTypes: true, useDefaults: true });
-		const schemas = requestSchemas(operationId);
-		const parts = (['body', 'query', 'headers', 'params'] as const).filter(
-			(part) => schemas[part] !== undefined,
-		);
-		expect(parts).toEqual(REQUEST_PARTS[operationId]);
-		for (const part of parts) {
-			expect(typeof ajv.compile(schemas[part] as JSONSchema)).toBe('function');
-		}
-	});
-
-	it.each(Object.keys(document.components.schemas))('%s compiles', (name) => {
-		expect(typeof makeAjv().compile(componentSchema(name))).toBe('function');
-	});
-});
-
-describe('requestSchemas — createTranscription body (spec 2.3)', () => {
-	const validate = makeAjv().compile(requestSchemas('createTranscription').body as JSONSchema);
-
-	it('accepts a minimal body', () => {
-		expect(validate({ upload_id: 'upl_1' })).toBe(true);
-	});
-
-	it('accepts every field, nullable ones as null', () => {
-		expect(
-			validate({
-				upload_id: 'upl_1',
-				translate_to_hebrew: true,
-				model_tier: null,
-				user_prompt: null,
-				output_format: 'plain_text',
-				webhook_url: null,
-			}),
-		).toBe(true);
-	});
-
-	it.each([
-		['an unknown property', { upload_id: 'upl_1', language: 'he' }],
-		['a missing upload_id', {}],
-		['a model_tier outside the enum', { upload_id: 'upl_1', model_tier: 'turbo' }],
-		['an output_format outside srt/plain_text', { upload_id: 'upl_1', output_format: 'pdf' }],
-		['a non-boolean translate_to_hebrew', { upload_id: 'upl_1', translate_to_hebrew: 'yes' }],
-	])('rejects %s', (_case, body) => {
-		expect(validate(body)).toBe(false);
-	});
-
-	it('leaves webhook_url format to the handler (400 invalid_webhook_url, not 422)', () => {
-		expect(validate({ upload_id: 'upl_1', webhook_url: 'not a url' })).toBe(true);
-	});
-});
-
-describe('requestSchemas — createUpload (spec 2.2, 4.2)', () => {
-	const schemas = requestSchemas('createUpload');
-	const validateBody = makeAjv().compile(schemas.body as JSONSchema);
-	const validateHeaders = makeAjv().compile(schemas.headers as JSONSchema);
-
-	it('accepts size_bytes 1 and rejects 0, negative and fractional sizes', () => {
-		const body = { filename: 'a.mp3', content_type: 'audio/mpeg' };
-		expect(validateBody({ ...body, size_bytes: 1 })).toBe(true);
-		expect(validateBody({ ...body, size_bytes: 0 })).toBe(false);
-		expect(validateBody({ ...body, size_bytes: -5 })).toBe(false);
-		expect(validateBody({ ...body, size_bytes: 1.5 })).toBe(false);
-	});
-
-	it('bounds the Idempotency-Key (lower-case header name) to 1–200 characters', () => {
-		expect(validateHeaders({})).toBe(true);
-		expect(validateHeaders({ 'idempotency-key': 'k'.repeat(200) })).toBe(true);
-		expect(validateHeaders({ 'idempotency-key': '' })).toBe(false);
-		expect(validateHeaders({ 'idempotency-key': 'k'.repeat(201) })).toBe(false);
-	});
-
-	it('describes uploadBinary without a JSON body schema and with its path parameter', () => {
-		expect(requestSchemas('uploadBinary')).toEqual({
-			params: {
-				type: 'object',
-				properties: { upload_id: { type: 'string', minLength: 1 } },
-				required: ['upload_id'],
-			},
-		});
-	});
-});
-
-describe('requestSchemas — listTranscriptions query (spec 4.5)', () => {
-	const query = requestSchemas('listTranscriptions').query as JSONSchema;
-	const validate = makeAjv({ coerceTypes: true, useDefaults: true }).compile(query);
-
-	it.each([
-		['limit 0', { limit: '0' }],
-		['limit 101', { limit: '101' }],
-		['cursor -1', { cursor: '-1' }],
-		['a non-integer limit', { limit: 'ten' }],
-	])('rejects %s', (_case, input) => {
-		expect(validate(input)).toBe(false);
-	});
-
-	it('accepts limit 1 and 100 and cursor 0', () => {
-		expect(validate({ limit: '1', cursor: '0' })).toBe(true);
-		expect(validate({ limit: '100' })).toBe(true);
-	});
-
-	it('defaults limit to 20 and cursor to 0', () => {
-		const input: Record<string, unknown> = {};
-		expect(validate(input)).toBe(true);
-		expect(input).toEqual({ limit: 20, cursor: 0 });
-	});
-
-	it('takes any status string (the list is open)', () => {
-		expect(validate({ status: 'archived' })).toBe(true);
-	});
-});
-
-describe('requestSchemas — artifact parameters (spec 4.7, 4.8)', () => {
-	it('accepts the four formats and the plain_text alias in the format query parameter', () => {
-		const validate = makeAjv().compile(
-			requestSchemas('getTranscriptionArtifact').query as JSONSchema,
-		);
-		for (const format of ['srt', 'txt', 'pdf', 'docx', 'plain_text'])
-			expect(validate({ format })).toBe(true);
-		expect(validate({ format: 'mp3' })).toBe(false);
-	});
-
-	it('requires path_format among srt, txt, pdf, docx', () => {
-		const validate = makeAjv().compile(
-			requestSchemas('getTranscriptionArtifactByExtension').params as JSONSchema,
-		);
-		expect(validate({ job_id: 'job_1', path_format: 'docx' })).toBe(true);
-		expect(validate({ job_id: 'job_1', path_format: 'plain_text' })).toBe(false);
-		expect(validate({ job_id: 'job_1' })).toBe(false);
-	});
-
-	it('maps invalid format values to 400 unsupported_artifact_format', () => {
-		expect(requestSchemas('getTranscriptionArtifactByExtension').invalidValueCodes).toEqual({
-			query: { format: 'unsupported_artifact_format' },
-			params: { path_format: 'unsupported_artifact_format' },
-		});
-	});
-
-	it('hands out copies callers may mutate', () => {
-		const first = requestSchemas('getTranscription');
-		(first.params as JSONSchema).required = [];
-		expect(requestSchemas('getTranscription').params?.required).toEqual(['job_id']);
-	});
-});
-
 describe('webhook events (spec section 6)', () => {
 	const signingHeaders = [
 		'X-Service-Event',
@@ -657,89 +455,5 @@ describe('webhook events (spec section 6)', () => {
 		const pattern = new RegExp(signature.pattern as string);
 		expect(pattern.test(`v1=${'a1'.repeat(32)}`)).toBe(true);
 		expect(pattern.test(`v1=${'A1'.repeat(32)}`)).toBe(false);
-	});
-});
-
-describe('Arazzo workflow (transcribe.arazzo.yaml)', () => {
-	interface ArazzoStep {
-		stepId: string;
-		operationId: string;
-		parameters?: Array<{ name: string; in: string }>;
-	}
-	const arazzo = parse(arazzoYaml()) as {
-		arazzo: string;
-		sourceDescriptions: Array<{ name: string; url: string; type: string }>;
-		workflows: Array<{ workflowId: string; steps: ArazzoStep[] }>;
-	};
-
-	it('is Arazzo 1.0.x sourced from openapi.yaml', () => {
-		expect(arazzo.arazzo).toMatch(/^1\.0\.\d+$/);
-		expect(arazzo.sourceDescriptions).toEqual([
-			{ name: 'transcriptionService', url: './openapi.yaml', type: 'openapi' },
-		]);
-		expect(existsSync(path.join(repoRoot, 'openapi', arazzo.sourceDescriptions[0].url))).toBe(true);
-	});
-
-	it('follows the five recommended steps', () => {
-		expect(arazzo.workflows[0].steps.map((step) => step.operationId)).toEqual([
-			'createUpload',
-			'uploadBinary',
-			'createTranscription',
-			'getTranscription',
-			'getTranscriptionArtifact',
-		]);
-	});
-
-	it('references only operations and parameters that exist', () => {
-		for (const step of arazzo.workflows.flatMap((workflow) => workflow.steps)) {
-			expect(OPERATION_IDS).toContain(step.operationId);
-			const declared = parameters(step.operationId as OperationId).map(
-				(parameter) => `${parameter.in}:${parameter.name}`,
-			);
-			for (const parameter of step.parameters ?? [])
-				expect(declared).toContain(`${parameter.in}:${parameter.name}`);
-		}
-	});
-
-	it('can point its source description at the served OpenAPI location', () => {
-		const served = parse(arazzoYaml({ openApiUrl: '../openapi.yaml' })) as typeof arazzo;
-		expect(served.sourceDescriptions[0].url).toBe('../openapi.yaml');
-	});
-});
-
-describe('API reference page (/developers/api-reference)', () => {
-	const html = apiReferenceHtml();
-
-	it('has an anchor for every catalogued error code and the general #errors section', () => {
-		for (const { code } of errorCatalog()) expect(html).toContain(`id="${code}"`);
-		expect(html).toContain('id="errors"');
-	});
-
-	it('links the OpenAPI JSON and YAML and the Arazzo workflow', () => {
-		for (const href of [
-			'/api/v1/openapi.json',
-			'/api/v1/openapi.yaml',
-			'/api/v1/workflows/transcribe.arazzo.yaml',
-		]) {
-			expect(html).toContain(`href="${href}"`);
-		}
-	});
-
-	it.each(OPERATION_IDS)('lists %s with the error codes the document gives it', (operationId) => {
-		const start = html.indexOf(`<tr id="op-${operationId}">`);
-		expect(start).toBeGreaterThan(-1);
-		const row = html.slice(start, html.indexOf('</tr>', start));
-		const { method, path: operationPath } = OPERATIONS[operationId];
-		expect(row).toContain(`${method}</span> <code>/api/v1${operationPath}</code>`);
-		const codes = Object.keys(operation(operationId).responses).flatMap(
-			(status) => response(operationId, status)['x-error-codes'] ?? [],
-		);
-		const linked = [...row.matchAll(/href="#([a-z_]+)"/g)].map((match) => match[1]);
-		expect(linked).toEqual(codes);
-	});
-
-	it('is self-contained: no scripts and no external resources', () => {
-		expect(html).not.toMatch(/<script/i);
-		expect(html).not.toMatch(/(src|href)="(https?:)?\/\//i);
 	});
 });
