@@ -1,5 +1,5 @@
 // The Job field's pure parts: the link patterns the editor and the node share, the label the job list shows, and
-// the list search's matching. Their use in n8n runs in test/engine/job-locator.test.ts.
+// the list search's matching. Their use in n8n runs in test/engine/job-locator.test.ts and job-list-search.test.ts.
 import type {
 	INode,
 	INodeProperties,
