@@ -11,9 +11,11 @@ import {
 	runWorkflow,
 } from '../support/engine/harness';
 import { useEngineSandbox } from '../support/engine/engine-sandbox';
+import { freshAccounts } from '../support/engine/accounts';
 
 const env = useEngineSandbox({ recordExchanges: true });
 const { live: credentials } = env;
+const freshAccount = freshAccounts(env);
 const wav = makeWav({ seconds: 1 });
 
 const wavItem = (data: Buffer = wav, fileName = 'interview.wav') =>
@@ -318,5 +320,42 @@ describe('Upload → Send Media (uploadBinary)', () => {
 			input: [await wavItem()],
 		});
 		expect(nodeError(result).code).toBe('plan_downgraded_api_revoked');
+	});
+});
+
+// A retry of Send Media after a lost answer (spec 7), beside 409 upload_not_available above.
+describe('retries (spec 7) without a duplicate slot or job', () => {
+	test('Send Media alone: a retry after a lost answer meets 409 upload_not_available and reports the bytes as stored', async () => {
+		const { credentials } = await freshAccount();
+		await env.admin.setFaults({
+			seed: 1,
+			rules: [{ route: 'uploadBinary', kind: 'drop_after_commit', count: 1 }],
+		});
+		const result = await runWorkflow({
+			nodes: [
+				actionNode(
+					{
+						resource: 'upload',
+						operation: 'createSlot',
+						source: 'binary',
+						binaryPropertyName: 'data',
+					},
+					{ name: 'Slot' },
+				),
+				actionNode({ resource: 'upload', operation: 'sendMedia', binaryPropertyName: 'data' }),
+			],
+			credentials,
+			input: [await binaryItem({ data: wav, fileName: 'a.wav', mimeType: 'audio/wav' })],
+		});
+		expect(result.error).toBeUndefined();
+		expect(result.output(ACTION_NODE)[0].json).toEqual({
+			upload_id: expect.any(String),
+			ok: true,
+			bytes_received: wav.length,
+			already_stored: true,
+		});
+		expect(
+			env.proxy.exchanges.filter((exchange) => exchange.method === 'PUT').map((put) => put.status),
+		).toEqual([undefined, 409]);
 	});
 });

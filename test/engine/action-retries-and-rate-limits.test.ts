@@ -1,5 +1,6 @@
 // Spec 7 and 8 through the node: retries through injected faults without a second slot or job, pacing from the
-// X-RateLimit-* headers, and rate limits that reset too late to wait for.
+// X-RateLimit-* headers, and rate limits that reset too late to wait for. Send Media alone after a lost answer:
+// action-upload.test.ts.
 import type { FaultRule } from '../../sandbox/faults';
 import { makeWav } from '../support/fixtures/media';
 import { startRateLimitWindow } from '../support/sandbox/client';
@@ -9,9 +10,9 @@ import {
 	binaryItem,
 	nodeError,
 	runWorkflow,
-	type TestCredentials,
 } from '../support/engine/harness';
 import { useEngineSandbox } from '../support/engine/engine-sandbox';
+import { freshAccounts } from '../support/engine/accounts';
 
 // One-second rate windows: an injected 429 asks for one second of patience.
 const env = useEngineSandbox({
@@ -20,14 +21,7 @@ const env = useEngineSandbox({
 	rateLimits: { windowSeconds: 1 },
 });
 const wav = makeWav({ seconds: 1 });
-
-/** A fresh account per test, so its records hold exactly what the test's run created. */
-async function freshAccount(
-	mode: 'live' | 'test' = 'test',
-): Promise<{ accountId: string; credentials: TestCredentials }> {
-	const key = await env.admin.createKey({ mode, tier: 'platinum' });
-	return { accountId: key.account_id, credentials: env.credentials(key.key) };
-}
+const freshAccount = freshAccounts(env);
 
 const transcribe = actionNode({
 	resource: 'transcription',
@@ -111,40 +105,6 @@ describe('retries (spec 7) without a duplicate slot or job', () => {
 		expect(records.jobs[0].idempotent_replays).toBe(1);
 		const puts = env.proxy.exchanges.filter((exchange) => exchange.method === 'PUT');
 		expect(puts.map((put) => put.status)).toEqual([undefined, 409]);
-	});
-
-	test('Send Media alone: a retry after a lost answer meets 409 upload_not_available and reports the bytes as stored', async () => {
-		const { credentials } = await freshAccount();
-		await env.admin.setFaults({
-			seed: 1,
-			rules: [{ route: 'uploadBinary', kind: 'drop_after_commit', count: 1 }],
-		});
-		const result = await runWorkflow({
-			nodes: [
-				actionNode(
-					{
-						resource: 'upload',
-						operation: 'createSlot',
-						source: 'binary',
-						binaryPropertyName: 'data',
-					},
-					{ name: 'Slot' },
-				),
-				actionNode({ resource: 'upload', operation: 'sendMedia', binaryPropertyName: 'data' }),
-			],
-			credentials,
-			input: [await binaryItem({ data: wav, fileName: 'a.wav', mimeType: 'audio/wav' })],
-		});
-		expect(result.error).toBeUndefined();
-		expect(result.output(ACTION_NODE)[0].json).toEqual({
-			upload_id: expect.any(String),
-			ok: true,
-			bytes_received: wav.length,
-			already_stored: true,
-		});
-		expect(
-			env.proxy.exchanges.filter((exchange) => exchange.method === 'PUT').map((put) => put.status),
-		).toEqual([undefined, 409]);
 	});
 });
 
