@@ -5,10 +5,17 @@ import type { AddressInfo } from 'node:net';
 import { startSandbox } from '../../sandbox/server';
 import { actionNode, ACTION_NODE, nodeError, runWorkflow } from '../support/engine/harness';
 import { useEngineSandbox } from '../support/engine/engine-sandbox';
+import { freshAccounts } from '../support/engine/accounts';
 
-// Short rate windows: an injected 429's Retry-After is the rest of the window.
-const env = useEngineSandbox({ allowLocalWebhooks: true, rateLimits: { windowSeconds: 2 } });
+// Short rate windows: an injected 429's Retry-After is the rest of the window. Recorded exchanges: a test counts the
+// requests Send Test Event makes.
+const env = useEngineSandbox({
+	allowLocalWebhooks: true,
+	rateLimits: { windowSeconds: 2 },
+	recordExchanges: true,
+});
 const { live: credentials } = env;
+const freshAccount = freshAccounts(env);
 
 const getAccount = actionNode({ resource: 'account', operation: 'get' });
 
@@ -229,5 +236,31 @@ describe('Webhook → Send Test Event (testWebhook)', () => {
 			credentials: { ...credentials, apiKey: env.sandbox.keys.no_api_access_live.key },
 		});
 		expect(nodeError(result).code).toBe('plan_downgraded_api_revoked');
+	});
+});
+
+// A 503 to POST /webhooks/test is not retried: the call is not idempotent (spec 7).
+describe('Send Test Event is not repeated blindly', () => {
+	it('against a 503 it is sent once and the item says why it was not repeated', async () => {
+		const { credentials } = await freshAccount();
+		await env.admin.setFaults({ rules: [{ route: 'testWebhook', kind: '503' }] });
+		const error = nodeError(
+			await runWorkflow({
+				nodes: [
+					actionNode({
+						resource: 'webhook',
+						operation: 'sendTestEvent',
+						webhookUrl: 'https://example.com/hook',
+						eventType: 'transcription.completed',
+					}),
+				],
+				credentials,
+			}),
+		);
+		expect(error.context.http_status).toBe(503);
+		expect(error.message).toMatch(
+			/\(not repeated: the call is not idempotent and the service may have acted on it\)$/,
+		);
+		expect(env.proxy.exchanges.filter((exchange) => exchange.method === 'POST')).toHaveLength(1);
 	});
 });

@@ -1,4 +1,8 @@
 // Transcription → Create, Get, Get Many and Download Artifact inside n8n's engine, against the sandbox.
+import { once } from 'node:events';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+
 import JSZip from 'jszip';
 import { PDFDocument } from 'pdf-lib';
 import { request } from 'undici';
@@ -326,6 +330,56 @@ describe('Transcription → Get Many (listTranscriptions)', () => {
 			credentials: listing,
 		});
 		expect(nodeError(result).httpCode).toBe('422');
+	});
+});
+
+// Return All against a service whose links.next loops: its own server, not the sandbox.
+describe('Get Many (Return All) stops on a cursor it was given before', () => {
+	let broken: Server;
+	let brokenUrl: string;
+	let requests = 0;
+
+	beforeAll(async () => {
+		// A service whose links.next alternates between two pages forever.
+		broken = createServer((request, response) => {
+			requests++;
+			const cursor = Number(
+				new URL(request.url ?? '/', 'http://x').searchParams.get('cursor') ?? 0,
+			);
+			const next = cursor === 0 ? 100 : 0;
+			response.writeHead(200, { 'content-type': 'application/json' }).end(
+				JSON.stringify({
+					items: [{ job_id: `job_${cursor}`, status: 'completed' }],
+					total: 1000,
+					links: {
+						self: request.url,
+						next: `/api/v1/transcriptions?limit=100&cursor=${next}`,
+						prev: null,
+					},
+				}),
+			);
+		});
+		broken.listen(0, '127.0.0.1');
+		await once(broken, 'listening');
+		brokenUrl = `http://127.0.0.1:${(broken.address() as AddressInfo).port}`;
+	});
+	afterAll(() => {
+		broken.closeAllConnections();
+		broken.close();
+	});
+
+	it('fails with pagination_stopped after the second page instead of looping', async () => {
+		const error = nodeError(
+			await runWorkflow({
+				nodes: [actionNode({ resource: 'transcription', operation: 'getAll', returnAll: true })],
+				credentials: { apiKey: 'svc_sk_live_brokenPaging000000001', baseUrl: brokenUrl },
+			}),
+		);
+		expect(error.code).toBe('pagination_stopped');
+		expect(error.message).toBe(
+			"The service's next page repeats cursor 0 after 2 pages (2 jobs); stopped instead of looping",
+		);
+		expect(requests).toBe(2);
 	});
 });
 

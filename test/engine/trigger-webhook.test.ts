@@ -1,9 +1,13 @@
 // The built trigger's real webhook() inside n8n-core's WebhookContext, behind an express server with n8n's body
 // handling, fed the Python-signed deliveries of test/support/fixtures/trigger-vectors.json over HTTP. Only Date is faked
-// (to each vector's receiver clock): the signatures are fixed, so the clock has to be.
+// (to each vector's receiver clock): the signatures are fixed, so the clock has to be. Last, a signing secret pasted
+// with whitespace around it, on a sandbox account.
 import type { INodeParameters } from 'n8n-workflow';
 
+import type { PublicTranscriptionWebhookEvent } from '../../src/api';
 import { canonicalJson, signPayload } from '../../src/service';
+import { freshAccounts } from '../support/engine/accounts';
+import { useEngineSandbox } from '../support/engine/engine-sandbox';
 import {
 	TriggerUnderTest,
 	type TriggerSetup,
@@ -209,5 +213,41 @@ describe('webhook() with bodies n8n itself handles', () => {
 		expect(call.status).toBe(413);
 		expect(call.response).toEqual({ error: 'payload_too_large' });
 		expect(call.workflowData).toBeUndefined();
+	});
+});
+
+describe('signing secrets pasted with surrounding whitespace', () => {
+	// A sandbox for this describe alone: a fresh account's signing secret, and links pointing at the sandbox.
+	const env = useEngineSandbox({ recordExchanges: true });
+	const freshAccount = freshAccounts(env);
+
+	it.each([
+		['a trailing newline', (secret: string) => `${secret}\n`],
+		['spaces around it', (secret: string) => `  ${secret}  `],
+	])('the trigger accepts events when the secret has %s', async (_label, paste) => {
+		const { credentials, signingSecret } = await freshAccount();
+		const trigger = await TriggerUnderTest.start({
+			parameters: {},
+			credentials: { ...credentials, signingSecret: paste(signingSecret) },
+			runExecutions: true,
+		});
+		try {
+			const event: PublicTranscriptionWebhookEvent = {
+				event: 'transcription.failed',
+				event_id: `evt_whitespace_${paste('').length}`,
+				job_id: 'job_whitespace',
+				status: 'failed',
+				created_at: new Date().toISOString(),
+				links: {
+					self: `${env.proxy.baseUrl}/api/v1/transcriptions/job_whitespace`,
+					artifact: null,
+				},
+			};
+			const call = await trigger.postSignedEvent(event, signingSecret);
+			expect(call.status).toBe(200);
+			expect(call.executionOutput?.[0].json.event_id).toBe(event.event_id);
+		} finally {
+			await trigger.close();
+		}
 	});
 });
