@@ -1,13 +1,13 @@
 // One poll, decided without I/O: which list requests to make, what their answers mean, which jobs to emit and what to
 // store. The node (poll.ts) makes the requests; every rule is tested against simulated lists. The list's order is not
 // specified and its cursor is an offset, so nothing here depends on where a job sits: each status's part is a
-// StatusPoll (status-poll.ts), and what is accounted for across statuses is the AccountedJobs (accounted.ts).
+// StatusPoll (status-poll.ts), and what is accounted for across statuses is the Cutoff (cutoff.ts).
 //
 // The cutoff trails the latest emitted job by OVERLAP_MS, so a job the service lists late (replication lag, a worker's
 // clock) is still caught; it moves only after a poll that left nothing owed, so it never passes a job a search has not
 // found yet, and never goes below `since`, the service time of the first activation.
 import { LIST_PAGE_SIZE } from '../../src/client';
-import { AccountedJobs } from './accounted';
+import { Cutoff } from './cutoff';
 import { POLLED_STATUSES, type DueJob, type ListRequest, type PolledStatus } from './list';
 import {
 	MAX_ACCOUNTS,
@@ -70,7 +70,7 @@ export class PollSession {
 	private readonly state: AccountState;
 	/** The states of the accounts polled before, most recently polled first. */
 	private readonly others: AccountState[];
-	private readonly accounted: AccountedJobs;
+	private readonly cutoff: Cutoff;
 	private readonly parts: StatusPoll[];
 	private readonly notes: string[] = [];
 	private requests = 0;
@@ -113,9 +113,9 @@ export class PollSession {
 		this.state.account = settings.account;
 		this.state.credential = settings.credential;
 		const note = (text: string) => this.note(text);
-		this.accounted = new AccountedJobs(this.state, note);
+		this.cutoff = new Cutoff(this.state, note);
 		this.parts = settings.statuses.map(
-			(status) => new StatusPoll(status, this.state.statuses[status], this.accounted, note),
+			(status) => new StatusPoll(status, this.state.statuses[status], this.cutoff, note),
 		);
 		this.hasHistory = this.parts.some((part) => part.state !== undefined);
 		this.searchTurn = this.state.turn % Math.max(1, this.parts.length);
@@ -182,7 +182,7 @@ export class PollSession {
 		for (const job of emit) {
 			const state = this.part(job.status).state;
 			if (state) state.known++;
-			this.accounted.emitted(job, maxLatest);
+			this.cutoff.emitted(job, maxLatest);
 		}
 		const statuses: AccountState['statuses'] = {};
 		for (const part of this.parts) {
@@ -192,7 +192,7 @@ export class PollSession {
 		this.state.statuses = statuses;
 		const settled = this.parts.every((part) => part.isSettled());
 		this.state.turn = this.searchTurn;
-		this.accounted.close(settled);
+		this.cutoff.close(settled);
 		if (this.others.length >= MAX_ACCOUNTS) {
 			this.note(
 				`the state of the least recently polled account was dropped: the last ${MAX_ACCOUNTS} accounts polled are kept`,

@@ -3,7 +3,7 @@
 //
 // - The status's list only grows: a job that reached a terminal state stays there. `total` − `known` = jobs in the
 //   status not yet accounted for ("owed"). The first page (100 jobs, one request) is read every poll and tells the total.
-// - A job is new when dated (updated_at) at or after the cutoff (accounted.ts) and not accounted for there.
+// - A job is new when dated (updated_at) at or after the cutoff (cutoff.ts) and not accounted for there.
 // - When page 0 does not explain the owed count, the search reads further pages from both ends of the list (where
 //   every time order puts new jobs) towards the middle, and carries its position to the next poll. Positions stay valid
 //   while the list grows: a job not read yet can only move further from the ends.
@@ -18,8 +18,8 @@ import {
 	type ListEnd,
 	type ListPage,
 } from '../../src/client';
-import { AmbiguousJobs } from './ambiguous';
-import type { AccountedJobs } from './accounted';
+import { ActivationZone } from './activation-zone';
+import type { Cutoff } from './cutoff';
 import { listedJob, pageRequest, type DueJob, type ListRequest, type PolledStatus } from './list';
 import { newScan, type ScanState, type StatusState } from './state';
 
@@ -42,7 +42,7 @@ export class StatusPoll {
 	/** New jobs seen this poll (and the ones a previous poll left for this one). */
 	readonly found: Map<string, DueJob>;
 	/** Ambiguous jobs seen (this poll and carried). */
-	private readonly ambiguous: AmbiguousJobs;
+	private readonly ambiguous: ActivationZone;
 	/** Whether to read more pages this poll. */
 	searching = false;
 	/** The search's walk over the list this poll, on the stored scan's position. */
@@ -57,7 +57,7 @@ export class StatusPoll {
 		readonly status: PolledStatus,
 		/** undefined until the first page arrives when this status has no state yet. */
 		public state: StatusState | undefined,
-		private readonly accounted: AccountedJobs,
+		private readonly cutoff: Cutoff,
 		private readonly note: (text: string) => void,
 	) {
 		const pending = (state?.pending ?? []).map(([job_id, updated_at]): [string, DueJob] => [
@@ -67,7 +67,7 @@ export class StatusPoll {
 		if (state) delete state.pending;
 		this.total = state?.known ?? 0;
 		this.found = new Map(pending);
-		this.ambiguous = new AmbiguousJobs(state?.scan?.ambiguous);
+		this.ambiguous = new ActivationZone(state?.scan?.ambiguous);
 	}
 
 	/** Jobs the service counts that are neither accounted for nor found. */
@@ -239,10 +239,10 @@ export class StatusPoll {
 			zoneEnd: clock.now + clock.zone,
 		};
 		this.state = state;
-		this.accounted.begin(state.since);
+		this.cutoff.begin(state.since);
 		for (const job of jobs) {
 			if (job.updatedAtMs >= state.since) {
-				this.accounted.markOld(job.job_id, this.status, job.updatedAtMs);
+				this.cutoff.markOld(job.job_id, this.status, job.updatedAtMs);
 			}
 		}
 	}
@@ -255,8 +255,8 @@ export class StatusPoll {
 	private classify(job: DueJob, total: number): void {
 		const state = this.state;
 		if (!state) return;
-		if (this.accounted.isAccounted(this.status, job.job_id) || this.found.has(job.job_id)) return;
-		if (job.updatedAtMs < this.accounted.cutoff(state)) return;
+		if (this.cutoff.isAccounted(this.status, job.job_id) || this.found.has(job.job_id)) return;
+		if (job.updatedAtMs < this.cutoff.of(state)) return;
 		// While the list is as long as when the pass began, nothing has joined it: every job found was there.
 		const scan = state.scan;
 		const pass = scan && scan.passTotal >= 0 && total > scan.passTotal ? scan : undefined;
@@ -319,7 +319,7 @@ export class StatusPoll {
 	/** Owed jobs are explained: ambiguous ones seen are from before the first activation. */
 	private settle(): void {
 		for (const [id, updatedAt] of this.ambiguous.takeAll()) {
-			this.accounted.markOld(id, this.status, Date.parse(updatedAt));
+			this.cutoff.markOld(id, this.status, Date.parse(updatedAt));
 		}
 		this.searching = false;
 		if (this.state) delete this.state.scan;

@@ -19,7 +19,7 @@ import { useEngineSandbox } from '../support/engine/engine-sandbox';
 
 const env = useEngineSandbox({ rateLimits: GENEROUS_LIMITS });
 const MINUTE_SECONDS = 60;
-/** The overlap the trigger keeps behind the latest emitted job (accounted.ts, OVERLAP_MS), in minutes. */
+/** The overlap the trigger keeps behind the latest emitted job (cutoff.ts, OVERLAP_MS), in minutes. */
 const OVERLAP_MINUTES = 10;
 
 const proxies: RecordingProxy[] = [];

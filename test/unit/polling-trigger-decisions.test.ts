@@ -1,7 +1,7 @@
 // The polling trigger's decisions (nodes/TranscriptionServicePollingTrigger/session.ts), driven against a model of
 // GET /transcriptions in every list order: what a poll requests, what it emits, and what it stores.
 
-import { OVERLAP_MS } from '../../nodes/TranscriptionServicePollingTrigger/accounted';
+import { OVERLAP_MS } from '../../nodes/TranscriptionServicePollingTrigger/cutoff';
 import { PollSession, ZONE_MS } from '../../nodes/TranscriptionServicePollingTrigger/session';
 import {
 	MAX_ACCOUNTS,

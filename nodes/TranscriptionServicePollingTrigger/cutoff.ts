@@ -1,12 +1,12 @@
-// Which jobs are accounted for, across the polled statuses: the cutoff below which a job is not new, and the jobs at
-// or after it already emitted or counted (`recent`), which make the overlap exact.
+// The cutoff: which listed jobs are accounted for, across the polled statuses — the time below which a job is not new,
+// and the jobs at or after it already emitted or counted (`recent`), which make the overlap exact.
 import type { DueJob, PolledStatus } from './list';
 import { RECENT_LIMIT, type AccountState, type StatusState } from './state';
 
 /** How late after its updated_at a job may first be listed in its state and still be emitted at once. */
 export const OVERLAP_MS = 10 * 60 * 1000;
 
-export class AccountedJobs {
+export class Cutoff {
 	private readonly keys: Set<string>;
 	/** Jobs counted in `known` when first read (not emitted): they join `recent` when the poll closes. */
 	private readonly markedOld: Array<[string, PolledStatus, number]> = [];
@@ -30,7 +30,7 @@ export class AccountedJobs {
 	 * Jobs dated before this are not new: the status's first poll, OVERLAP_MS before the watermark, or the floor left
 	 * by an overflow of `recent`.
 	 */
-	cutoff(status: StatusState): number {
+	of(status: StatusState): number {
 		return Math.max(status.since, this.state.watermark - OVERLAP_MS, this.state.floor);
 	}
 
@@ -76,7 +76,7 @@ export class AccountedJobs {
 		for (const [status, state] of Object.entries(this.state.statuses) as Array<
 			[PolledStatus, StatusState]
 		>) {
-			const cutoff = this.cutoff(state);
+			const cutoff = this.of(state);
 			for (const [id, updatedAtMs] of this.state.recent[status] ?? []) {
 				if (updatedAtMs >= cutoff) kept.push([id, status, updatedAtMs]);
 			}

@@ -7,7 +7,7 @@ import { MAX_AMBIGUOUS } from './state';
 /** [job_id, updated_at as listed]. */
 type AmbiguousEntry = [string, string];
 
-export class AmbiguousJobs {
+export class ActivationZone {
 	private jobs: Map<string, string>;
 
 	constructor(stored: AmbiguousEntry[] = []) {
