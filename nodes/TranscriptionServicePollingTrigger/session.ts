@@ -89,19 +89,9 @@ export class PollSession {
 		}
 		// The account's own state, kept among the last MAX_ACCOUNTS polled; the others are stored again as they were.
 		const kept = parsed ?? [];
-		let index = kept.findIndex((state) => state.account === settings.account);
-		if (index < 0) {
-			// A state written by version 1 names only its credential: that credential's account is the one polled now.
-			index = kept.findIndex(
-				(state) => state.account === undefined && state.credential === settings.credential,
-			);
-		}
+		const index = kept.findIndex((state) => state.account === settings.account);
 		if (index < 0 && kept.length > 0) {
-			this.note(
-				kept[0].account === undefined
-					? 'the credential changed since the stored state was written, and that state does not say which account it was of: starting from now'
-					: 'the credential now points at another account: starting from now',
-			);
+			this.note('the credential now points at another account: starting from now');
 		} else if (index > 0) {
 			this.note(
 				'the credential points again at an account polled before: going on from where its polls stopped',
@@ -110,7 +100,6 @@ export class PollSession {
 		this.state =
 			index < 0 ? newState(settings.account, settings.credential) : kept.splice(index, 1)[0];
 		this.others = kept;
-		this.state.account = settings.account;
 		this.state.credential = settings.credential;
 		const note = (text: string) => this.note(text);
 		this.cutoff = new Cutoff(this.state, note);

@@ -1,13 +1,11 @@
-// What the Polling Trigger stores in the node's static data between polls, and the parser that reads it back (and
-// migrates what an earlier version wrote). Static data is user-editable JSON: anything unexpected means "start from
-// now", never a guess.
+// What the Polling Trigger stores in the node's static data between polls, and the parser that reads it back. Static
+// data is user-editable JSON: anything unexpected means "start from now", never a guess.
 import type { ListPosition } from '../../src/client';
 import { isPolledStatus, type PolledStatus } from './list';
 
 /**
- * 2: the state names its account (account_id) and the credential last seen to belong to it; `others`, the states of
- * accounts polled before, was added within version 2 as an optional field, so a state written before it loads as one
- * account's, and a version that does not know it reads the current account's state and drops the others.
+ * The shape of the stored state. A state of another version is unreadable and the trigger starts from now; once the
+ * package is released, a change of shape comes with a migration.
  */
 const STATE_VERSION = 2;
 
@@ -74,10 +72,9 @@ export interface ScanState extends ListPosition {
 export interface AccountState {
 	/**
 	 * The account the state belongs to: account_id from GET /account (spec 4.1). A new API key or a differently spelt
-	 * Base URL for the same account carries on from here. Undefined in a state written by version 1, which knew only
-	 * its credential: the first poll with that credential fills it in.
+	 * Base URL for the same account carries on from here.
 	 */
-	account: string | undefined;
+	account: string;
 	/**
 	 * The credential (Base URL and API key, as a fingerprint) last seen to belong to `account`: while it stays the same,
 	 * a poll knows the account without asking.
@@ -144,7 +141,7 @@ export function storedState(current: AccountState, others: AccountState[]): Poll
 
 /**
  * The account a kept state says `credential` belongs to, without reading the rest; undefined when none says (no state,
- * a credential not seen, a state written by version 1).
+ * a credential not seen).
  */
 export function storedAccount(stored: unknown, credential: string): string | undefined {
 	if (!isRecord(stored) || stored.version !== STATE_VERSION) return undefined;
@@ -166,19 +163,9 @@ export function parseState(stored: unknown): PollState | undefined {
 export function parseStates(stored: unknown): AccountState[] | undefined {
 	if (!isRecord(stored)) return undefined;
 	const { version, others } = stored;
-	// Version 1 keyed its state by `account`, a fingerprint of the credential (the same fingerprint as `credential`
-	// now): it migrates as a state of that credential whose account is not known yet.
-	if (version === 1 && typeof stored.account === 'string') {
-		const current = parseAccountState({
-			...stored,
-			account: undefined,
-			credential: stored.account,
-		});
-		return current && [current];
-	}
 	if (version !== STATE_VERSION) return undefined;
 	const current = parseAccountState(stored);
-	if (!current || current.account === undefined) return undefined;
+	if (!current) return undefined;
 	if (others === undefined) return [current];
 	if (!Array.isArray(others)) return undefined;
 	const states = [current];
@@ -190,12 +177,11 @@ export function parseStates(stored: unknown): AccountState[] | undefined {
 	return states;
 }
 
-/** One account's state; `account` may be absent only in a version-1 state not claimed by an account yet. */
 function parseAccountState(value: unknown): AccountState | undefined {
 	if (!isRecord(value)) return undefined;
 	const { account, credential } = value;
 	if (typeof credential !== 'string') return undefined;
-	if (account !== undefined && (typeof account !== 'string' || account === '')) return undefined;
+	if (typeof account !== 'string' || account === '') return undefined;
 	if (!isTime(value.latest) || !isTime(value.watermark) || !isTime(value.floor)) return undefined;
 	if (!isCount(value.turn)) return undefined;
 	if (!isRecord(value.statuses)) return undefined;
