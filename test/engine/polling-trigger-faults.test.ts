@@ -112,6 +112,7 @@ describe('garbled list answers', () => {
 			known: 0,
 			since: expect.any(Number),
 			zoneEnd: expect.any(Number),
+			clear: 0,
 		});
 
 		garbling = false;

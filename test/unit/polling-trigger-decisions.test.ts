@@ -2,7 +2,8 @@
 // GET /transcriptions in every list order: what a poll requests, what it emits, and what it stores.
 
 import { OVERLAP_MS } from '../../nodes/TranscriptionServicePollingTrigger/cutoff';
-import { PollSession, ZONE_MS } from '../../nodes/TranscriptionServicePollingTrigger/session';
+import { PollSession } from '../../nodes/TranscriptionServicePollingTrigger/session';
+import { ZONE_MS } from '../../nodes/TranscriptionServicePollingTrigger/status-poll';
 import {
 	MAX_ACCOUNTS,
 	MAX_AMBIGUOUS,
@@ -463,7 +464,8 @@ describe('every stored collection is bounded (static data stays small whatever t
 			};
 			expect(trigger.poll().emit).toHaveLength(100);
 			const after = (trigger.memory as PollState).statuses.completed!;
-			expect(after.pending).toHaveLength(MAX_PENDING);
+			// The poll keeps MAX_PENDING found jobs, the 100 it emitted among them.
+			expect(after.pending).toHaveLength(MAX_PENDING - 100);
 			expect(after.scan?.ambiguous.length ?? 0).toBeLessThanOrEqual(MAX_AMBIGUOUS);
 			trigger.pollUntilSettled(100);
 			expect(sorted(trigger.emittedKeys())).toEqual(sorted(keys(jobs, 'completed')));
@@ -988,10 +990,9 @@ describe('stored state', () => {
 				version: 2,
 				account: 'a',
 				credential: 'c',
-				statuses: { queued: { known: 0, since: 0, zoneEnd: 0 } },
+				statuses: { queued: { known: 0, since: 0, zoneEnd: 0, clear: 0 } },
 				latest: 0,
 				watermark: 0,
-				floor: 0,
 				turn: 0,
 				recent: {},
 			},
@@ -1042,7 +1043,7 @@ describe('first activation zone', () => {
 		trigger.activate();
 		const state = (trigger.memory as PollState).statuses.completed!;
 		const date = Math.floor(service.nowMs / 1000) * 1000;
-		expect(state).toEqual({ known: 0, since: date - ZONE_MS, zoneEnd: date + ZONE_MS });
+		expect(state).toEqual({ known: 0, since: date - ZONE_MS, zoneEnd: date + ZONE_MS, clear: 0 });
 	});
 });
 
