@@ -261,7 +261,8 @@ export class PolledAccount {
 		let quiet = 0;
 		for (let poll = 0; poll < maxPolls && quiet < 2; poll++) {
 			const emitted = await this.minute();
-			const everything = [...this.ended].every((jobId) => this.emittedIds().has(jobId));
+			const emittedIds = this.emittedIds();
+			const everything = [...this.ended].every((jobId) => emittedIds.has(jobId));
 			quiet = emitted === null && everything ? quiet + 1 : 0;
 		}
 	}
