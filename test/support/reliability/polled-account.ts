@@ -46,6 +46,8 @@ export interface PolledAccountOptions {
 	history?: number;
 	/** The node's Max Requests per Poll (its default unless told). */
 	maxRequests?: number;
+	/** The node's Events (completed and failed unless told). */
+	events?: string[];
 	/**
 	 * The account is busy at the first activation: one job ends 40 ms before it and one 300 ms after it (created first,
 	 * deep in the list), and while `busy` is on a job ends before the first search page of every poll.
@@ -119,7 +121,7 @@ export class PolledAccount {
 		});
 		const trigger = await PollingTriggerUnderTest.start({
 			parameters: {
-				events: ['transcription.completed', 'transcription.failed'],
+				events: options.events ?? ['transcription.completed', 'transcription.failed'],
 				downloadArtifact: options.downloadArtifact ?? true,
 				artifactFormat: 'srt',
 				binaryPropertyName: 'data',
