@@ -20,7 +20,7 @@ import { pollingEventType } from '../shared/vocabulary';
 import { DEFAULT_MAX_REQUESTS } from './description';
 import { jobItems, type ArtifactDownload } from './items';
 import { POLLED_STATUSES, type PolledStatus } from './list';
-import { NewestJobSearch } from './newest';
+import { NewestJobSearch } from './fetch-test-event';
 import { PollSession } from './session';
 import { storedAccount } from './state';
 

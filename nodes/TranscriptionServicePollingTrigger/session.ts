@@ -1,13 +1,15 @@
 // One poll, decided without I/O: which list requests to make, what their answers mean, which jobs to emit and what to
 // store. The node (poll.ts) makes the requests; every rule is tested against simulated lists. The list's order is not
 // specified and its cursor is an offset, so nothing here depends on where a job sits: each status's part is a
-// StatusPoll (status-poll.ts), and what is accounted for across statuses is the AccountedJobs (accounted.ts).
+// StatusPoll (status-poll.ts), and what is accounted for across statuses is the Cutoff (cutoff.ts).
 //
 // The cutoff trails the latest emitted job by OVERLAP_MS, so a job the service lists late (replication lag, a worker's
-// clock) is still caught; it moves only after a poll that left nothing owed, so it never passes a job a search has not
-// found yet, and never goes below `since`, the service time of the first activation.
+// clock) is still caught; it moves up only as far as the polls have proved nothing owed is older (a poll that left
+// nothing owed, or a search that read the whole list: `clear`, state.ts), so it never passes a job a search has not
+// found yet, and never goes below `since`, the service time of the first activation. Bounded state slows a backlog
+// down, and never drops a job: a found job a poll cannot keep keeps the cutoff below it and is found again.
 import { LIST_PAGE_SIZE } from '../../src/client';
-import { AccountedJobs } from './accounted';
+import { Cutoff } from './cutoff';
 import { POLLED_STATUSES, type DueJob, type ListRequest, type PolledStatus } from './list';
 import {
 	MAX_ACCOUNTS,
@@ -18,12 +20,8 @@ import {
 	type AccountState,
 	type PollState,
 } from './state';
-import { StatusPoll, type PageClock } from './status-poll';
+import { LOCAL_ZONE_MS, StatusPoll, ZONE_MS, type PageClock } from './status-poll';
 
-/** Half-width of the first activation's ambiguous zone around the service's Date (whole seconds). */
-export const ZONE_MS = 2000;
-/** The same without a Date header, around this machine's clock. */
-export const LOCAL_ZONE_MS = 30_000;
 /** The resolution of the HTTP Date header. */
 const SECOND_MS = 1000;
 /** Remarks kept per poll. */
@@ -70,7 +68,7 @@ export class PollSession {
 	private readonly state: AccountState;
 	/** The states of the accounts polled before, most recently polled first. */
 	private readonly others: AccountState[];
-	private readonly accounted: AccountedJobs;
+	private readonly cutoff: Cutoff;
 	private readonly parts: StatusPoll[];
 	private readonly notes: string[] = [];
 	private requests = 0;
@@ -89,19 +87,9 @@ export class PollSession {
 		}
 		// The account's own state, kept among the last MAX_ACCOUNTS polled; the others are stored again as they were.
 		const kept = parsed ?? [];
-		let index = kept.findIndex((state) => state.account === settings.account);
-		if (index < 0) {
-			// A state written by version 1 names only its credential: that credential's account is the one polled now.
-			index = kept.findIndex(
-				(state) => state.account === undefined && state.credential === settings.credential,
-			);
-		}
+		const index = kept.findIndex((state) => state.account === settings.account);
 		if (index < 0 && kept.length > 0) {
-			this.note(
-				kept[0].account === undefined
-					? 'the credential changed since the stored state was written, and that state does not say which account it was of: starting from now'
-					: 'the credential now points at another account: starting from now',
-			);
+			this.note('the credential now points at another account: starting from now');
 		} else if (index > 0) {
 			this.note(
 				'the credential points again at an account polled before: going on from where its polls stopped',
@@ -110,12 +98,11 @@ export class PollSession {
 		this.state =
 			index < 0 ? newState(settings.account, settings.credential) : kept.splice(index, 1)[0];
 		this.others = kept;
-		this.state.account = settings.account;
 		this.state.credential = settings.credential;
 		const note = (text: string) => this.note(text);
-		this.accounted = new AccountedJobs(this.state, note);
+		this.cutoff = new Cutoff(this.state, note);
 		this.parts = settings.statuses.map(
-			(status) => new StatusPoll(status, this.state.statuses[status], this.accounted, note),
+			(status) => new StatusPoll(status, this.state.statuses[status], this.cutoff, note),
 		);
 		this.hasHistory = this.parts.some((part) => part.state !== undefined);
 		this.searchTurn = this.state.turn % Math.max(1, this.parts.length);
@@ -128,10 +115,10 @@ export class PollSession {
 		if (unread) {
 			return { status: unread.status, cursor: 0, limit: LIST_PAGE_SIZE, kind: 'first_page' };
 		}
-		// A search that has read the whole list concludes without a request, even when no more jobs fit this poll.
+		// A search that has read the whole list concludes without a request.
 		for (const part of this.parts) part.concludeIfWhole();
-		if (this.foundCount() >= this.settings.maxItems) return undefined;
-		// Statuses take turns, so a busy one cannot hold another's search back.
+		// The search goes on even when more jobs are found than this poll emits: only a search that reads the whole list
+		// lets the cutoff rise past what a backlog has emitted. Statuses take turns, so a busy one cannot hold another's search back.
 		for (let turn = 0; turn < this.parts.length; turn++) {
 			const index = (this.searchTurn + turn) % this.parts.length;
 			const part = this.parts[index];
@@ -152,8 +139,13 @@ export class PollSession {
 		const onServiceClock = serviceNowMs !== undefined && Number.isFinite(serviceNowMs);
 		if (onServiceClock) this.serviceNow = Math.max(this.serviceNow ?? serviceNowMs, serviceNowMs);
 		const clock: PageClock = onServiceClock
-			? { now: serviceNowMs, resolution: SECOND_MS, zone: ZONE_MS }
-			: { now: this.localNowMs, resolution: LOCAL_ZONE_MS, zone: LOCAL_ZONE_MS };
+			? { now: serviceNowMs, resolution: SECOND_MS, zone: ZONE_MS, serviceFloor: serviceNowMs }
+			: {
+					now: this.localNowMs,
+					resolution: LOCAL_ZONE_MS,
+					zone: LOCAL_ZONE_MS,
+					serviceFloor: undefined,
+				};
 		this.part(request.status).apply(request, answer, clock);
 	}
 
@@ -171,18 +163,15 @@ export class PollSession {
 					POLLED_STATUSES.indexOf(a.status) - POLLED_STATUSES.indexOf(b.status) ||
 					(a.job_id < b.job_id ? -1 : a.job_id > b.job_id ? 1 : 0),
 			);
-		const emit = due.slice(0, this.settings.maxItems);
-		// The rest is remembered as found, so the next poll emits it without searching again; beyond the bound, the
-		// count keeps it owed and a later search finds it again.
-		for (const job of due.slice(this.settings.maxItems, this.settings.maxItems + MAX_PENDING)) {
-			const state = this.part(job.status).state;
-			if (state) (state.pending ??= []).push([job.job_id, job.updated_at]);
-		}
-		const maxLatest = (this.serviceNow ?? this.localNowMs) + ZONE_MS;
-		for (const job of emit) {
-			const state = this.part(job.status).state;
-			if (state) state.known++;
-			this.accounted.emitted(job, maxLatest);
+		// The poll keeps the oldest MAX_PENDING found jobs (emitted now or carried), and always the ones dated before
+		// their status's cutoff: no search would find those again. The rest stays owed by the count, and the cutoff
+		// stays below it (closeFound), so a later search finds it again.
+		const belowCutoff = due.filter((job) => job.updatedAtMs < this.cutoffOf(job.status));
+		const others = due.filter((job) => job.updatedAtMs >= this.cutoffOf(job.status));
+		const room = Math.max(0, MAX_PENDING - belowCutoff.length);
+		const kept = new Set([...belowCutoff, ...others.slice(0, room)]);
+		for (const part of this.parts) {
+			part.closeFound(others.slice(room).filter((job) => job.status === part.status));
 		}
 		const statuses: AccountState['statuses'] = {};
 		for (const part of this.parts) {
@@ -190,9 +179,24 @@ export class PollSession {
 			if (stored) statuses[part.status] = stored;
 		}
 		this.state.statuses = statuses;
+		// Oldest first, as many as a poll emits, and only while `recent` has room for those it must remember.
+		const emit: DueJob[] = [];
+		for (const job of due) {
+			if (!kept.has(job)) continue;
+			const state = this.part(job.status).state;
+			if (!state) continue;
+			if (emit.length < this.settings.maxItems && this.cutoff.admits(job, state)) emit.push(job);
+			else (state.pending ??= []).push([job.job_id, job.updated_at]);
+		}
+		const maxLatest = (this.serviceNow ?? this.localNowMs) + ZONE_MS;
+		for (const job of emit) {
+			const state = this.part(job.status).state;
+			if (state) state.known++;
+			this.cutoff.emitted(job, maxLatest);
+		}
 		const settled = this.parts.every((part) => part.isSettled());
 		this.state.turn = this.searchTurn;
-		this.accounted.close(settled);
+		this.cutoff.close(settled);
 		if (this.others.length >= MAX_ACCOUNTS) {
 			this.note(
 				`the state of the least recently polled account was dropped: the last ${MAX_ACCOUNTS} accounts polled are kept`,
@@ -210,8 +214,10 @@ export class PollSession {
 		};
 	}
 
-	private foundCount(): number {
-		return this.parts.reduce((sum, part) => sum + part.found.size, 0);
+	/** The cutoff of `status` as the poll began (statuses found jobs in have a state). */
+	private cutoffOf(status: PolledStatus): number {
+		const state = this.part(status).state;
+		return state ? this.cutoff.of(state) : Number.NEGATIVE_INFINITY;
 	}
 
 	private part(status: PolledStatus): StatusPoll {

@@ -1,32 +1,30 @@
-// What the Polling Trigger stores in the node's static data between polls, and the parser that reads it back (and
-// migrates what an earlier version wrote). Static data is user-editable JSON: anything unexpected means "start from
-// now", never a guess.
+// What the Polling Trigger stores in the node's static data between polls, and the parser that reads it back. Static
+// data is user-editable JSON: anything unexpected means "start from now", never a guess.
 import type { ListPosition } from '../../src/client';
 import { isPolledStatus, type PolledStatus } from './list';
 
 /**
- * 2: the state names its account (account_id) and the credential last seen to belong to it; `others`, the states of
- * accounts polled before, was added within version 2 as an optional field, so a state written before it loads as one
- * account's, and a version that does not know it reads the current account's state and drops the others.
+ * The shape of the stored state. A state of another version is unreadable and the trigger starts from now; once the
+ * package is released, a change of shape comes with a migration.
  */
 const STATE_VERSION = 2;
 
 // Every collection stored is bounded, whatever the service answers (a page holds at most the limit asked for,
-// src/client/pagination.ts): per account at most RECENT_LIMIT + MAX_PENDING + 3 × MAX_AMBIGUOUS = 7,500 job entries,
-// each its job_id and a time (`recent`: id + 19 bytes of JSON; `pending`, `ambiguous`: id + 32). With the sandbox's
-// 28-character ids that is at most ~385 KB per account, with ids of the longest the pack accepts (256) ~2.1 MB, and
-// MAX_ACCOUNTS times that in all; in practice an account's state holds what was emitted within the overlap (a few
-// KB; test/engine/polling-trigger-faults.test.ts measures it).
+// src/client/pagination.ts): per account at most RECENT_LIMIT + 3 × (LIST_PAGE_SIZE + MAX_AMBIGUOUS) (the jobs one poll
+// counts as old: first pages, settled zones) + MAX_PENDING + 3 × MAX_AMBIGUOUS ≈ 9,300 job entries, each its job_id and
+// a time (`recent`: id + 19 bytes of JSON; `pending`, `ambiguous`: id + 32). With the sandbox's 28-character ids that
+// is at most ~480 KB per account, with ids of the longest the pack accepts (256) ~2.6 MB, and MAX_ACCOUNTS times that
+// in all; in practice an account's state holds what was emitted within the overlap (a few KB;
+// test/engine/polling-trigger-faults.test.ts measures it). A bound never drops a job: what does not fit waits.
 
 /**
- * Accounted jobs kept to make the overlap exact. A poll keeps the jobs emitted within OVERLAP_MS of the latest, plus,
- * while a search or a backlog goes on, every job emitted since it began; beyond this the cutoff rises above the
- * oldest ones.
+ * Accounted jobs kept at or after the cutoff, to make the overlap exact. When a backlog has filled it, emitting a job
+ * that would join it waits until the cutoff has risen (cutoff.ts, Cutoff.admits): slower, never a job lost.
  */
 export const RECENT_LIMIT = 5000;
 /**
- * Jobs found but left for the next polls (more than one poll emits), oldest kept. The ones beyond are not lost: the
- * count still owes them, so the cutoff stays put and a later poll's search finds them again.
+ * Found jobs a poll keeps, the ones it emits included; the rest wait for the next polls, oldest kept. The ones beyond
+ * are not lost: the count still owes them, the cutoff stays below them, and a later poll's search finds them again.
  */
 export const MAX_PENDING = 1000;
 /** Ambiguous jobs carried between polls per status (the jobs dated within seconds of the first activation), newest kept. */
@@ -46,6 +44,21 @@ export interface StatusState {
 	since: number;
 	/** End (ms) of the first poll's ambiguous zone [since, zoneEnd). */
 	zoneEnd: number;
+	/** The latest updated_at (ms) in the zone that the first poll's first page listed: ended before it. */
+	zoneListed?: number;
+	/**
+	 * Every job in this status that the service counts, not accounted for and not in `pending`, has an updated_at at or
+	 * after this (ms, the service's clock): the jobs a search had not found yet, or that were listed after a moment the
+	 * trigger had explained the whole count — by then at most OVERLAP_MS old (cutoff.ts). Raised when the count is
+	 * explained or a search has read the whole list, never above a job a poll found and could not keep; the cutoff
+	 * never goes below it.
+	 */
+	clear: number;
+	/**
+	 * How many jobs `known` may be counted short by: jobs dated within the first activation's second that the
+	 * activation's Date decided were new when the count could not (status-poll.ts, decideByDate). Absent when none.
+	 */
+	doubt?: number;
 	/** A search not finished within one poll. */
 	scan?: ScanState;
 	/** Jobs found but left for the next poll (more than one poll emits): [job_id, updated_at as listed]. */
@@ -66,6 +79,19 @@ export interface ScanState extends ListPosition {
 	uncertain: number;
 	/** Passes that ended without a certain count. */
 	passes: number;
+	/**
+	 * A time (ms) the service's clock had certainly reached when the pass began: its Date, or without one the latest
+	 * updated_at on that first page. Every job not listed then is dated at most OVERLAP_MS before it.
+	 */
+	passFloor: number;
+	/** Found jobs this pass's polls could not keep (MAX_PENDING), and the earliest updated_at (ms) among them. */
+	dropped: number;
+	droppedFrom: number;
+	/**
+	 * What earlier passes learned of the jobs owed and not found (the new ones among the ambiguous, and any listed too
+	 * late to be found), when they could not tell it exactly: at least and at most.
+	 */
+	unfound?: [number, number];
 	/** Ambiguous jobs seen so far: [job_id, updated_at as listed]. */
 	ambiguous: Array<[string, string]>;
 }
@@ -74,10 +100,9 @@ export interface ScanState extends ListPosition {
 export interface AccountState {
 	/**
 	 * The account the state belongs to: account_id from GET /account (spec 4.1). A new API key or a differently spelt
-	 * Base URL for the same account carries on from here. Undefined in a state written by version 1, which knew only
-	 * its credential: the first poll with that credential fills it in.
+	 * Base URL for the same account carries on from here.
 	 */
-	account: string | undefined;
+	account: string;
 	/**
 	 * The credential (Base URL and API key, as a fingerprint) last seen to belong to `account`: while it stays the same,
 	 * a poll knows the account without asking.
@@ -92,8 +117,6 @@ export interface AccountState {
 	 * the cutoff past a job not found yet.
 	 */
 	watermark: number;
-	/** Raised above the jobs dropped from `recent` when it overflows. */
-	floor: number;
 	/** Which status searches first in the next poll (they take turns across polls too). */
 	turn: number;
 	/** Accounted jobs at or after their status's cutoff, per status: [job_id, updated_at ms], oldest first. */
@@ -115,7 +138,6 @@ export function newState(account: string, credential: string): AccountState {
 		statuses: {},
 		latest: 0,
 		watermark: 0,
-		floor: 0,
 		turn: 0,
 		recent: {},
 	};
@@ -133,6 +155,9 @@ export function newScan(front: number, total: number): ScanState {
 		newcomers: 0,
 		uncertain: 0,
 		passes: 0,
+		passFloor: 0,
+		dropped: 0,
+		droppedFrom: 0,
 		ambiguous: [],
 	};
 }
@@ -144,7 +169,7 @@ export function storedState(current: AccountState, others: AccountState[]): Poll
 
 /**
  * The account a kept state says `credential` belongs to, without reading the rest; undefined when none says (no state,
- * a credential not seen, a state written by version 1).
+ * a credential not seen).
  */
 export function storedAccount(stored: unknown, credential: string): string | undefined {
 	if (!isRecord(stored) || stored.version !== STATE_VERSION) return undefined;
@@ -166,19 +191,9 @@ export function parseState(stored: unknown): PollState | undefined {
 export function parseStates(stored: unknown): AccountState[] | undefined {
 	if (!isRecord(stored)) return undefined;
 	const { version, others } = stored;
-	// Version 1 keyed its state by `account`, a fingerprint of the credential (the same fingerprint as `credential`
-	// now): it migrates as a state of that credential whose account is not known yet.
-	if (version === 1 && typeof stored.account === 'string') {
-		const current = parseAccountState({
-			...stored,
-			account: undefined,
-			credential: stored.account,
-		});
-		return current && [current];
-	}
 	if (version !== STATE_VERSION) return undefined;
 	const current = parseAccountState(stored);
-	if (!current || current.account === undefined) return undefined;
+	if (!current) return undefined;
 	if (others === undefined) return [current];
 	if (!Array.isArray(others)) return undefined;
 	const states = [current];
@@ -190,13 +205,12 @@ export function parseStates(stored: unknown): AccountState[] | undefined {
 	return states;
 }
 
-/** One account's state; `account` may be absent only in a version-1 state not claimed by an account yet. */
 function parseAccountState(value: unknown): AccountState | undefined {
 	if (!isRecord(value)) return undefined;
 	const { account, credential } = value;
 	if (typeof credential !== 'string') return undefined;
-	if (account !== undefined && (typeof account !== 'string' || account === '')) return undefined;
-	if (!isTime(value.latest) || !isTime(value.watermark) || !isTime(value.floor)) return undefined;
+	if (typeof account !== 'string' || account === '') return undefined;
+	if (!isTime(value.latest) || !isTime(value.watermark)) return undefined;
 	if (!isCount(value.turn)) return undefined;
 	if (!isRecord(value.statuses)) return undefined;
 	const statuses: AccountState['statuses'] = {};
@@ -224,7 +238,6 @@ function parseAccountState(value: unknown): AccountState | undefined {
 		statuses,
 		latest: value.latest,
 		watermark: value.watermark,
-		floor: value.floor,
 		turn: value.turn,
 		recent,
 	};
@@ -232,9 +245,18 @@ function parseAccountState(value: unknown): AccountState | undefined {
 
 function parseStatusState(entry: unknown): StatusState | undefined {
 	if (typeof entry !== 'object' || entry === null) return undefined;
-	const { known, since, zoneEnd, scan } = entry as Record<string, unknown>;
-	if (!isCount(known) || !isTime(since) || !isTime(zoneEnd)) return undefined;
-	const state: StatusState = { known, since, zoneEnd };
+	const { known, since, zoneEnd, clear, scan } = entry as Record<string, unknown>;
+	if (!isCount(known) || !isTime(since) || !isTime(zoneEnd) || !isTime(clear)) return undefined;
+	const state: StatusState = { known, since, zoneEnd, clear };
+	const { doubt, zoneListed } = entry as Record<string, unknown>;
+	if (doubt !== undefined) {
+		if (!isCount(doubt)) return undefined;
+		state.doubt = doubt;
+	}
+	if (zoneListed !== undefined) {
+		if (!isTime(zoneListed)) return undefined;
+		state.zoneListed = zoneListed;
+	}
 	const { pending } = entry as Record<string, unknown>;
 	if (pending !== undefined) {
 		const parsed = parsePairs(pending);
@@ -252,12 +274,19 @@ function parseStatusState(entry: unknown): StatusState | undefined {
 function parseScan(scan: unknown): ScanState | undefined {
 	if (typeof scan !== 'object' || scan === null) return undefined;
 	const value = scan as Record<string, unknown>;
-	const counts = ['front', 'back', 'total', 'newcomers', 'uncertain', 'passes'] as const;
+	const counts = ['front', 'back', 'total', 'newcomers', 'uncertain', 'passes', 'dropped'] as const;
 	if (!counts.every((name) => isCount(value[name]))) return undefined;
-	const { passTotal, passDate, passBand } = value;
+	const { passTotal, passDate, passBand, passFloor, droppedFrom } = value;
 	if (typeof passTotal !== 'number' || !Number.isInteger(passTotal) || passTotal < -1)
 		return undefined;
-	if (!isTime(passDate) || !isTime(passBand)) return undefined;
+	if (!isTime(passDate) || !isTime(passBand) || !isTime(passFloor) || !isTime(droppedFrom))
+		return undefined;
+	const unfound = value.unfound as unknown[] | undefined;
+	if (
+		unfound !== undefined &&
+		!(Array.isArray(unfound) && unfound.length === 2 && unfound.every(isCount))
+	)
+		return undefined;
 	const pairs = parsePairs(value.ambiguous);
 	if (!pairs) return undefined;
 	return {
@@ -270,6 +299,10 @@ function parseScan(scan: unknown): ScanState | undefined {
 		newcomers: value.newcomers as number,
 		uncertain: value.uncertain as number,
 		passes: value.passes as number,
+		passFloor,
+		dropped: value.dropped as number,
+		droppedFrom,
+		...(unfound === undefined ? {} : { unfound: [unfound[0], unfound[1]] as [number, number] }),
 		ambiguous: pairs,
 	};
 }

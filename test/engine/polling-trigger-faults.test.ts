@@ -1,11 +1,10 @@
 // The Transcription Service Polling Trigger under faults, its real poll() in n8n-core's PollContext against
 // the sandbox, behind a proxy that can answer in the sandbox's place: garbled list answers, a key revoked for a while
-// and replaced, the Base URL spelt differently, another account, a state written by version 1. Each job that reaches a
-// selected state is emitted exactly once, whatever the fault and however long it lasts.
-import { createHash } from 'node:crypto';
+// and replaced, the Base URL spelt differently, another account. Each job that reaches a selected state is emitted
+// exactly once, whatever the fault and however long it lasts.
 import type { IncomingMessage } from 'node:http';
 
-import type { IDataObject, INodeExecutionData } from 'n8n-workflow';
+import type { INodeExecutionData } from 'n8n-workflow';
 
 import { GENEROUS_LIMITS } from '../support/sandbox/client';
 import {
@@ -13,13 +12,12 @@ import {
 	type ProxyReply,
 	type RecordingProxy,
 } from '../support/engine/harness';
-import type { PollState } from '../../nodes/TranscriptionServicePollingTrigger/state';
-import { POLLING_NODE_NAME, PollingTriggerUnderTest } from '../support/engine/polling-harness';
+import { PollingTriggerUnderTest } from '../support/engine/polling-harness';
 import { useEngineSandbox } from '../support/engine/engine-sandbox';
 
 const env = useEngineSandbox({ rateLimits: GENEROUS_LIMITS });
 const MINUTE_SECONDS = 60;
-/** The overlap the trigger keeps behind the latest emitted job (accounted.ts, OVERLAP_MS), in minutes. */
+/** The overlap the trigger keeps behind the latest emitted job (cutoff.ts, OVERLAP_MS), in minutes. */
 const OVERLAP_MINUTES = 10;
 
 const proxies: RecordingProxy[] = [];
@@ -114,6 +112,7 @@ describe('garbled list answers', () => {
 			known: 0,
 			since: expect.any(Number),
 			zoneEnd: expect.any(Number),
+			clear: 0,
 		});
 
 		garbling = false;
@@ -327,36 +326,6 @@ describe('the credential changes', () => {
 			others: [{ account: other.accountId }],
 		});
 		expect(trigger.errors).toEqual([]);
-	});
-
-	test('a state written by version 1 (keyed by a fingerprint of Base URL and key) carries on, and learns its account', async () => {
-		const { accountId, key } = await env.newAccount();
-		const proxy = await passThrough();
-		const trigger = await PollingTriggerUnderTest.start({
-			credentials: { apiKey: key, baseUrl: proxy.baseUrl },
-		});
-		await trigger.activate();
-		const rest: Partial<PollState> = { ...trigger.storedState() };
-		delete rest.account;
-		delete rest.credential;
-		// What 05a2b4f stored: version 1, `account` = sha256("<Base URL>|<sha256(key), 16 hex>"), 16 hex.
-		const keyFingerprint = createHash('sha256').update(key).digest('hex').slice(0, 16);
-		const versionOne = {
-			...rest,
-			version: 1,
-			account: createHash('sha256')
-				.update(`${proxy.baseUrl}|${keyFingerprint}`)
-				.digest('hex')
-				.slice(0, 16),
-		};
-		(trigger.storedStaticData[`node:${POLLING_NODE_NAME}`] as IDataObject).poll = versionOne;
-		await env.admin.advanceClock(5);
-		const job = await env.liveJob(key);
-		await env.admin.completeJob(job);
-
-		await env.admin.advanceClock(MINUTE_SECONDS);
-		expect(jobIds((await trigger.restart()) ?? [])).toEqual([job]);
-		expect(trigger.storedState()).toMatchObject({ version: 2, account: accountId });
 	});
 });
 

@@ -631,6 +631,144 @@ describe(`R5 Polling Trigger: ${JOBS_PER_MINUTE} jobs ending per minute, faults 
 	}
 });
 
+/**
+ * Polling Trigger under load: jobs ending faster than it emits (100 a poll, 25 with Download Artifact) for half an hour
+ * or four hours of the service's clock, and a first activation on a busy account. Bounded state may slow it down, never
+ * drop a job. Each minute's jobs end at its start (every fourth failed), then the trigger polls.
+ */
+interface PollingLoad {
+	name: string;
+	downloadArtifact: boolean;
+	minutes: number;
+	/** Jobs ending in each minute of the load. */
+	perMinute: (minute: number) => number;
+	/** Polls after the load in which the trigger must catch up. */
+	catchUpPolls: number;
+	account?: Partial<PolledAccountOptions>;
+}
+
+/** `total` jobs ending evenly over `minutes`. */
+const burst = (total: number, minutes: number) => (minute: number) =>
+	Math.floor((total * (minute + 1)) / minutes) - Math.floor((total * minute) / minutes);
+const BURST_JOBS = Math.round(10_000 * SCALE);
+/** Four hours of the service's clock, shortened by RELIABILITY_SCALE (the rates stay above what the trigger emits). */
+const LOAD_MINUTES = Math.max(20, Math.round(240 * SCALE));
+
+const POLLING_LOADS: PollingLoad[] = [
+	{
+		name: `a burst of ${BURST_JOBS.toLocaleString('en-US')} completions within 30 minutes, without Download Artifact`,
+		downloadArtifact: false,
+		minutes: 30,
+		perMinute: burst(BURST_JOBS, 30),
+		catchUpPolls: 400,
+	},
+	{
+		name: `a burst of ${BURST_JOBS.toLocaleString('en-US')} completions within 30 minutes, with Download Artifact`,
+		downloadArtifact: true,
+		minutes: 30,
+		perMinute: burst(BURST_JOBS, 30),
+		catchUpPolls: 1000,
+	},
+	{
+		name: `110 completions a minute for ${LOAD_MINUTES} minutes (a poll emits 100), without Download Artifact`,
+		downloadArtifact: false,
+		minutes: LOAD_MINUTES,
+		perMinute: () => 110,
+		catchUpPolls: 400,
+	},
+	{
+		name: `40 completions a minute for ${LOAD_MINUTES} minutes (a poll emits 25), with Download Artifact`,
+		downloadArtifact: true,
+		minutes: LOAD_MINUTES,
+		perMinute: () => 40,
+		catchUpPolls: 1000,
+	},
+	{
+		name: 'the first activation on a busy account (a job ends during every poll’s paging)',
+		downloadArtifact: true,
+		minutes: 30,
+		perMinute: () => 2,
+		catchUpPolls: CATCH_UP_POLLS,
+		// 600 jobs and 4 requests a poll: a search reads the list over several polls, as on a large account. The jobs
+		// that end are completed (every fourth of 2 a minute fails: none), the one status selected.
+		account: {
+			busyActivation: true,
+			history: 600,
+			maxRequests: 4,
+			events: ['transcription.completed'],
+		},
+	},
+];
+
+async function runPollingLoad(load: PollingLoad, index: number) {
+	const account = await PolledAccount.start({
+		seed: SEED + 200 + index,
+		downloadArtifact: load.downloadArtifact,
+		...load.account,
+	});
+	try {
+		secrets[`API key of ${account.accountId}`] = account.key;
+		for (let minute = 0; minute < load.minutes; minute++) {
+			await account.endJobs(load.perMinute(minute));
+			await account.minute();
+		}
+		account.busy = false;
+		await account.catchUp(load.catchUpPolls);
+
+		evidence.addItems(`R5 ${load.name}`, account.trigger.items());
+		for (const error of account.trigger.errors) evidence.addError(`R5 ${load.name}`, error);
+		const outcome = await account.judge();
+		const worstLagMinutes = Math.round(account.worstLagMs / 6000) / 10;
+		const tallied = tally.add({
+			feature: 'Polling Trigger',
+			faultClass: load.name,
+			jobs: outcome.jobs,
+			faults: account.endedDuringPaging,
+			lost: outcome.lost.length,
+			duplicated: outcome.duplicated.length,
+			stalled: outcome.stalled.length,
+			detail: [
+				`${load.minutes} minutes of load, ${account.polls} polls`,
+				`worst lag ${worstLagMinutes} min (a job's end to the poll that emitted it, on the service's clock)`,
+				`peak backlog ${account.peakBacklog} jobs`,
+				load.account?.busyActivation
+					? `${account.endedDuringPaging} jobs ended during a poll's paging; the job that ended 40 ms before the activation ${account.trigger.items().some((item) => item.json.job_id === account.endedBeforeActivation) ? 'was' : 'was not'} emitted`
+					: 'no fault: the load is the condition',
+				...outcome.reasons,
+				...(outcome.lost.length ? [`lost: ${outcome.lost.join(', ')}`] : []),
+				...(outcome.stalled.length ? [`stalled: ${outcome.stalled.join(', ')}`] : []),
+				...(outcome.duplicated.length ? [`duplicated: ${outcome.duplicated.join(', ')}`] : []),
+			].join('; '),
+		});
+		return { ...tallied, reasons: outcome.reasons, worstLagMinutes };
+	} finally {
+		await account.close();
+	}
+}
+
+describe('R5 Polling Trigger under load: more jobs ending than it emits, an activation on a busy account', () => {
+	for (const [index, load] of POLLING_LOADS.entries()) {
+		test(`${load.name}: every job that ended emitted once, 0 lost, 0 duplicated, 0 stalled`, async () => {
+			const result = await runPollingLoad(load, index);
+			process.stderr.write(
+				`R5 polling load, ${load.name}: ${result.jobs} jobs, ${result.lost} lost, ${result.duplicated} duplicated, ${result.stalled} stalled, worst lag ${result.worstLagMinutes} min — ${result.detail}\n`,
+			);
+			expect(result.jobs).toBe(
+				Array.from({ length: load.minutes }, (_, minute) => load.perMinute(minute)).reduce(
+					(sum, count) => sum + count,
+					load.account?.busyActivation ? 1 + result.faults : 0,
+				),
+			);
+			if (load.account?.busyActivation) expect(result.faults).toBeGreaterThan(0);
+			// Nothing output that should not be: no job that ended before the activation, no transcript but the service's.
+			expect(result.reasons).toEqual([]);
+			expect({ lost: result.lost, duplicated: result.duplicated, stalled: result.stalled }).toEqual(
+				{ lost: 0, duplicated: 0, stalled: 0 },
+			);
+		});
+	}
+});
+
 test('R4 (R5 run): no API key or signing secret in any output item, error or log line', () => {
 	expect(Object.keys(secrets).length).toBeGreaterThan(0);
 	expect(scanForSecrets(evidence, secrets)).toEqual([]);

@@ -1,8 +1,9 @@
 // The polling trigger's decisions (nodes/TranscriptionServicePollingTrigger/session.ts), driven against a model of
 // GET /transcriptions in every list order: what a poll requests, what it emits, and what it stores.
 
-import { OVERLAP_MS } from '../../nodes/TranscriptionServicePollingTrigger/accounted';
-import { PollSession, ZONE_MS } from '../../nodes/TranscriptionServicePollingTrigger/session';
+import { OVERLAP_MS } from '../../nodes/TranscriptionServicePollingTrigger/cutoff';
+import { PollSession } from '../../nodes/TranscriptionServicePollingTrigger/session';
+import { ZONE_MS } from '../../nodes/TranscriptionServicePollingTrigger/status-poll';
 import {
 	MAX_ACCOUNTS,
 	MAX_AMBIGUOUS,
@@ -463,7 +464,8 @@ describe('every stored collection is bounded (static data stays small whatever t
 			};
 			expect(trigger.poll().emit).toHaveLength(100);
 			const after = (trigger.memory as PollState).statuses.completed!;
-			expect(after.pending).toHaveLength(MAX_PENDING);
+			// The poll keeps MAX_PENDING found jobs, the 100 it emitted among them.
+			expect(after.pending).toHaveLength(MAX_PENDING - 100);
 			expect(after.scan?.ambiguous.length ?? 0).toBeLessThanOrEqual(MAX_AMBIGUOUS);
 			trigger.pollUntilSettled(100);
 			expect(sorted(trigger.emittedKeys())).toEqual(sorted(keys(jobs, 'completed')));
@@ -979,53 +981,22 @@ describe('stored state', () => {
 		expect(trigger.memory).toMatchObject({ version: 2, account: 'acct_sim', credential: 'key-2' });
 	});
 
-	/** The state as version 1 stored it: keyed by `account`, a fingerprint of the credential, and no account_id. */
-	function asWrittenByVersionOne(state: PollState, credential: string): unknown {
-		const written: Partial<PollState> = clone(state);
-		delete written.credential;
-		return { ...written, version: 1, account: credential };
-	}
-
-	test('a state written by version 1 carries on under the credential that wrote it, and learns its account', () => {
-		const service = new SimService();
-		const trigger = new SimTrigger(service, { credential: 'fp-1', maxRequests: 3 });
-		for (const job of service.create(500)) service.finish(job, 'completed');
-		trigger.activate();
-		const [longJob] = service.create(1);
-		for (const job of service.create(300)) service.finish(job, 'completed');
-		service.finish(longJob, 'completed');
-		trigger.poll();
-		const stored = trigger.memory as PollState;
-		expect(stored.statuses.completed?.scan).toBeDefined();
-		trigger.memory = asWrittenByVersionOne(stored, 'fp-1');
-		expect(parseState(trigger.memory)).toEqual({ ...stored, account: undefined });
-
-		trigger.pollUntilSettled();
-		expect(trigger.polls.flatMap((run) => run.notes)).toEqual([]);
-		expect(trigger.emitted).toHaveLength(301);
-		expect(new Set(trigger.emittedKeys()).size).toBe(301);
-		expect(trigger.memory).toMatchObject({ version: 2, account: 'acct_sim', credential: 'fp-1' });
-	});
-
-	test('a state written by version 1 under another credential cannot say whose it was: starts from now with a note', () => {
-		const service = new SimService();
-		const trigger = new SimTrigger(service, { credential: 'fp-1' });
-		trigger.activate();
-		trigger.memory = asWrittenByVersionOne(trigger.memory as PollState, 'fp-old');
-		const [job] = service.create(1);
-		service.finish(job, 'completed');
-		service.advance(MINUTE);
-		const moved = trigger.poll();
-		expect(moved.emit).toEqual([]);
-		expect(moved.notes).toContain(
-			'the credential changed since the stored state was written, and that state does not say which account it was of: starting from now',
-		);
-	});
-
 	test.each([
 		['not an object', 'junk'],
 		['another version', { version: 2 }],
-		['a status that is not polled', { version: 1, account: 'a', statuses: { queued: {} } }],
+		[
+			'a status that is not polled',
+			{
+				version: 2,
+				account: 'a',
+				credential: 'c',
+				statuses: { queued: { known: 0, since: 0, zoneEnd: 0, clear: 0 } },
+				latest: 0,
+				watermark: 0,
+				turn: 0,
+				recent: {},
+			},
+		],
 	])('unreadable (%s): starts from now with a note', (_name, stored) => {
 		const session = new PollSession(stored, trigger(), Date.now());
 		expect(session.hasHistory).toBe(false);
@@ -1072,7 +1043,7 @@ describe('first activation zone', () => {
 		trigger.activate();
 		const state = (trigger.memory as PollState).statuses.completed!;
 		const date = Math.floor(service.nowMs / 1000) * 1000;
-		expect(state).toEqual({ known: 0, since: date - ZONE_MS, zoneEnd: date + ZONE_MS });
+		expect(state).toEqual({ known: 0, since: date - ZONE_MS, zoneEnd: date + ZONE_MS, clear: 0 });
 	});
 });
 

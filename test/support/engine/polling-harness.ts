@@ -4,6 +4,9 @@
 // own PollContext; a poll that returns data is emitted, and static data is saved then (__emit) and after the
 // activation's first poll (ActiveWorkflowManager.add); an error in the activation's poll fails the activation, one in
 // a later poll becomes an error execution (__emitError). A restart drops the memory and activates from what was saved.
+import { createServer, request as httpRequest } from 'node:http';
+import type { AddressInfo } from 'node:net';
+
 import { PollContext, type LazyPackageDirectoryLoader } from 'n8n-core';
 import type {
 	ICredentialDataDecryptedObject,
@@ -162,4 +165,61 @@ export class PollingTriggerUnderTest {
 			credentialsHelper: new FixtureCredentialsHelper(this.loader, this.credentials),
 		});
 	}
+}
+
+/** A list request as a gate sees it. */
+export interface GatedListRequest {
+	status: string;
+	cursor: number;
+}
+
+/**
+ * A proxy in front of `targetBaseUrl` that, before passing on a GET /api/v1/transcriptions, waits for `before`: a
+ * test makes the service change (a job ends) between two page requests of one poll, as it does on a busy account.
+ */
+export async function startListGate(
+	targetBaseUrl: string,
+	before: (request: GatedListRequest) => Promise<void>,
+): Promise<{ baseUrl: string; close(): Promise<void> }> {
+	const target = new URL(targetBaseUrl);
+	const server = createServer((incoming, outgoing) => {
+		const url = new URL(incoming.url ?? '/', 'http://gate.invalid');
+		const listed =
+			incoming.method === 'GET' && /\/api\/v1\/transcriptions$/.test(url.pathname)
+				? before({
+						status: url.searchParams.get('status') ?? '',
+						cursor: Number(url.searchParams.get('cursor') ?? 0),
+					})
+				: Promise.resolve();
+		void listed.then(
+			() => {
+				const upstream = httpRequest(
+					{
+						host: target.hostname,
+						port: target.port,
+						method: incoming.method,
+						path: incoming.url,
+						headers: { ...incoming.headers, host: target.host },
+					},
+					(answer) => {
+						outgoing.writeHead(answer.statusCode ?? 502, answer.headers);
+						answer.pipe(outgoing);
+					},
+				);
+				upstream.on('error', () => incoming.socket.destroy());
+				incoming.pipe(upstream);
+			},
+			() => incoming.socket.destroy(),
+		);
+	});
+	await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+	const { port } = server.address() as AddressInfo;
+	return {
+		baseUrl: `http://127.0.0.1:${port}`,
+		close: () =>
+			new Promise<void>((resolve) => {
+				server.closeAllConnections();
+				server.close(() => resolve());
+			}),
+	};
 }

@@ -7,11 +7,15 @@ import { MAX_AMBIGUOUS } from './state';
 /** [job_id, updated_at as listed]. */
 type AmbiguousEntry = [string, string];
 
-export class AmbiguousJobs {
+export class ActivationZone {
 	private jobs: Map<string, string>;
 
 	constructor(stored: AmbiguousEntry[] = []) {
 		this.jobs = new Map(newestFirst(stored).slice(0, MAX_AMBIGUOUS));
+	}
+
+	get size(): number {
+		return this.jobs.size;
 	}
 
 	has(jobId: string): boolean {
@@ -35,15 +39,37 @@ export class AmbiguousJobs {
 		const ordered = newestFirst([...this.jobs]);
 		this.jobs = new Map(ordered.slice(count));
 		return ordered
-			.slice(0, count)
+			.slice(0, Math.max(0, count))
 			.map(([job_id, updated_at]) => ({ job_id, updated_at, updatedAtMs: Date.parse(updated_at) }));
+	}
+
+	/** Every job but the `count` newest, taken out. */
+	takeAllBut(count: number): AmbiguousEntry[] {
+		const ordered = newestFirst([...this.jobs]);
+		this.jobs = new Map(ordered.slice(0, Math.max(0, count)));
+		return ordered.slice(Math.max(0, count));
+	}
+
+	/** How many are dated at or after `ms`. */
+	countFrom(ms: number): number {
+		let count = 0;
+		for (const updatedAt of this.jobs.values()) if (Date.parse(updatedAt) >= ms) count++;
+		return count;
+	}
+
+	/** The earliest updated_at (ms) held, undefined when none. */
+	oldest(): number | undefined {
+		let oldest: number | undefined;
+		for (const updatedAt of this.jobs.values()) {
+			const ms = Date.parse(updatedAt);
+			if (oldest === undefined || ms < oldest) oldest = ms;
+		}
+		return oldest;
 	}
 
 	/** Every job, taken out. */
 	takeAll(): AmbiguousEntry[] {
-		const all = [...this.jobs];
-		this.jobs.clear();
-		return all;
+		return this.takeAllBut(0);
 	}
 
 	stored(): AmbiguousEntry[] {

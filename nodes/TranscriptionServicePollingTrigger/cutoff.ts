@@ -1,15 +1,18 @@
-// Which jobs are accounted for, across the polled statuses: the cutoff below which a job is not new, and the jobs at
-// or after it already emitted or counted (`recent`), which make the overlap exact.
+// The cutoff: which listed jobs are accounted for, across the polled statuses — the time below which a job is not new,
+// and the jobs at or after it already emitted or counted (`recent`), which make the overlap exact. `recent` is bounded
+// by holding emissions back, never by raising the cutoff above a job not accounted for.
 import type { DueJob, PolledStatus } from './list';
 import { RECENT_LIMIT, type AccountState, type StatusState } from './state';
 
 /** How late after its updated_at a job may first be listed in its state and still be emitted at once. */
 export const OVERLAP_MS = 10 * 60 * 1000;
 
-export class AccountedJobs {
+export class Cutoff {
 	private readonly keys: Set<string>;
 	/** Jobs counted in `known` when first read (not emitted): they join `recent` when the poll closes. */
 	private readonly markedOld: Array<[string, PolledStatus, number]> = [];
+	/** Entries of `recent` and `markedOld` at or after their status's cutoff, counted when emissions begin. */
+	private held: number | undefined;
 
 	constructor(
 		private readonly state: AccountState,
@@ -27,11 +30,11 @@ export class AccountedJobs {
 	}
 
 	/**
-	 * Jobs dated before this are not new: the status's first poll, OVERLAP_MS before the watermark, or the floor left
-	 * by an overflow of `recent`.
+	 * Jobs dated before this are not new: the status's first poll, OVERLAP_MS before the watermark, or the status's
+	 * `clear` (state.ts).
 	 */
-	cutoff(status: StatusState): number {
-		return Math.max(status.since, this.state.watermark - OVERLAP_MS, this.state.floor);
+	of(status: StatusState): number {
+		return Math.max(status.since, this.state.watermark - OVERLAP_MS, status.clear);
 	}
 
 	/** A status's first poll: the watermark starts there. */
@@ -45,6 +48,19 @@ export class AccountedJobs {
 		if (!Number.isFinite(updatedAtMs) || this.keys.has(key(status, jobId))) return;
 		this.keys.add(key(status, jobId));
 		this.markedOld.push([jobId, status, updatedAtMs]);
+	}
+
+	/**
+	 * Whether `job` may be emitted now: a job below its status's cutoff is never looked at again, so it needs no entry;
+	 * one at or after it needs room in `recent`. Asked once the poll's cutoffs are final, for the jobs in the order
+	 * they are emitted.
+	 */
+	admits(job: DueJob, status: StatusState): boolean {
+		if (job.updatedAtMs < this.of(status)) return true;
+		this.held ??= this.heldEntries();
+		if (this.held >= RECENT_LIMIT) return false;
+		this.held++;
+		return true;
 	}
 
 	/** An emitted job; `latest` follows it, but never further than `maxLatest` (the service's clock). */
@@ -63,36 +79,44 @@ export class AccountedJobs {
 	close(settled: boolean): void {
 		for (const [id, status, updatedAtMs] of this.markedOld) this.add(id, status, updatedAtMs);
 		if (settled) this.state.watermark = this.state.latest;
-		this.trim();
-	}
-
-	private add(jobId: string, status: PolledStatus, updatedAtMs: number): void {
-		(this.state.recent[status] ??= []).push([jobId, updatedAtMs]);
-	}
-
-	/** Drops what the cutoff already excludes, then the oldest beyond RECENT_LIMIT (raising the floor above them). */
-	private trim(): void {
 		const kept: Array<[string, PolledStatus, number]> = [];
-		for (const [status, state] of Object.entries(this.state.statuses) as Array<
-			[PolledStatus, StatusState]
-		>) {
-			const cutoff = this.cutoff(state);
+		for (const [status, state] of this.statuses()) {
+			const cutoff = this.of(state);
 			for (const [id, updatedAtMs] of this.state.recent[status] ?? []) {
 				if (updatedAtMs >= cutoff) kept.push([id, status, updatedAtMs]);
 			}
 		}
 		kept.sort((a, b) => a[2] - b[2]);
-		const overflow = kept.length - RECENT_LIMIT;
-		if (overflow > 0) {
-			const dropped = kept.splice(0, overflow);
-			this.state.floor = Math.max(this.state.floor, dropped[dropped.length - 1][2] + 1);
-			this.note(
-				`more than ${RECENT_LIMIT} jobs emitted within the overlap: the cutoff rose above the ${overflow} oldest`,
-			);
-		}
 		const recent: AccountState['recent'] = {};
 		for (const [id, status, updatedAtMs] of kept) (recent[status] ??= []).push([id, updatedAtMs]);
 		this.state.recent = recent;
+		if (kept.length >= RECENT_LIMIT) {
+			this.note(
+				`${kept.length} jobs emitted at or after the cutoff are remembered (the most is ${RECENT_LIMIT}): newer jobs wait until the cutoff rises`,
+			);
+		}
+	}
+
+	private heldEntries(): number {
+		let held = 0;
+		for (const [status, state] of this.statuses()) {
+			const cutoff = this.of(state);
+			for (const [, updatedAtMs] of this.state.recent[status] ?? []) {
+				if (updatedAtMs >= cutoff) held++;
+			}
+			for (const [, oldStatus, updatedAtMs] of this.markedOld) {
+				if (oldStatus === status && updatedAtMs >= cutoff) held++;
+			}
+		}
+		return held;
+	}
+
+	private statuses(): Array<[PolledStatus, StatusState]> {
+		return Object.entries(this.state.statuses) as Array<[PolledStatus, StatusState]>;
+	}
+
+	private add(jobId: string, status: PolledStatus, updatedAtMs: number): void {
+		(this.state.recent[status] ??= []).push([jobId, updatedAtMs]);
 	}
 }
 
