@@ -1,7 +1,8 @@
 // `npm run versions:table [-- --write]`: the "n8n version × what was proven" table of docs/compatibility.md, rendered from the
 // results the test runs wrote (test/support/results-reporter.js): test/e2e/.work/results/<version>.json per n8n version
 // (`npm run test:e2e`) and test/engine/.work/results/{project,latest}.json (`npm test`, `npm run test:engine:latest`).
-// Prints the table; with --write it replaces the block between the page's version-table markers.
+// Prints the table; with --write it replaces the block between the page's version-table markers. An n8n (or n8n-core) without
+// results here keeps the row the page holds (its last run's, stamped with that run's commit and date).
 import { existsSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 
@@ -42,7 +43,7 @@ const E2E_COLUMNS: Array<{ file: string; title: string; proves: string }> = [
 		file: 'pause-until-webhook-in-n8n.test.ts',
 		title: 'Pause Until Webhook',
 		proves:
-			"three ~30 s jobs: the execution is saved as waiting and no status request is sent while they run, it resumes on the last signed event and outputs Poll mode's bytes; a forged resume request gets 401; n8n stopped and started while it waits is resumed by the service's repeated delivery; a failed job fails only its item",
+			"three ~30 s jobs: the execution is saved as waiting while they run (at most 4 status reads: the watcher's two checks and one per event but the last), it resumes on the last signed event at the resume URL exactly as n8n gives it (signed, `?signature=…`, on 2.41) and outputs Poll mode's bytes; a forged resume request gets 401; n8n stopped and started while it waits is resumed by the service's repeated delivery; a failed job fails only its item",
 	},
 	{
 		file: 'trigger.test.ts',
@@ -54,7 +55,7 @@ const E2E_COLUMNS: Array<{ file: string; title: string; proves: string }> = [
 		file: 'polling-trigger-in-n8n.test.ts',
 		title: 'Polling Trigger',
 		proves:
-			"with 150 jobs of history and a 5-second poll, every job that finishes after activation (completed and failed, one after 100 newer jobs, two while n8n is stopped) starts exactly one execution, and none of the history does; the polling example saves the completed job's DOCX byte-identical to the service's and sets the failed one aside",
+			"with 150 jobs of history and the shortest poll n8n accepts (5 seconds; every minute on 2.41, which refuses less), every job that finishes after activation (completed and failed, one after 100 newer jobs, two while n8n is stopped) starts exactly one execution, and none of the history does; the polling example saves the completed job's DOCX byte-identical to the service's and sets the failed one aside",
 	},
 	{
 		file: 'operations.test.ts',
@@ -106,24 +107,53 @@ function runStamp(run: RunResults): string {
 	return `${run.commit}, ${run.finishedAt.slice(0, 10)}`;
 }
 
-function e2eTable(runs: RunResults[]): string[] {
+/**
+ * The rows the page holds now: the e2e rows by n8n version, the engine rows by the n8n-core they ran on. A run this
+ * machine did not make (CI runs the e2e suite on 1.123 and 2.41; 2.8 and 2.15 are run by hand) keeps the row of its
+ * last run, stamped with that run's commit and date.
+ */
+function publishedRows(page: string): {
+	e2e: Map<string, string[]>;
+	engine: Map<string, string[]>;
+} {
+	const e2e = new Map<string, string[]>();
+	const engine = new Map<string, string[]>();
+	for (const line of page.split('\n')) {
+		const cells = line.startsWith('| ') ? line.slice(2, -2).split(' | ') : [];
+		const version = /^\*\*(\d+\.\d+\.\d+)\*\*$/.exec(cells[0] ?? '');
+		const core = /^n8n-core (\d+\.\d+\.\d+)/.exec(cells[0] ?? '');
+		if (version) e2e.set(version[1], cells);
+		if (core) engine.set(core[1], cells);
+	}
+	return { e2e, engine };
+}
+
+function e2eTable(runs: RunResults[], earlier: Map<string, string[]>): string[] {
 	const header = ['n8n', 'Node', ...E2E_COLUMNS.map((column) => column.title), 'run'];
-	const rows = runs
-		.filter((run) => run.kind === 'e2e' && run.n8n)
-		.sort((a, b) => compareVersions(a.n8n!, b.n8n!))
-		.map((run) => [
-			`**${run.n8n}**`,
-			run.node.replace(/^v/, ''),
-			...E2E_COLUMNS.map((column) =>
-				cell(run.tests.filter((test) => path.basename(test.file) === column.file)),
-			),
-			runStamp(run),
-		]);
+	const fresh = runs.filter((run) => run.kind === 'e2e' && run.n8n);
+	const kept = [...earlier]
+		.filter(([version]) => !fresh.some((run) => run.n8n === version))
+		.map(([version, row]) => ({ version, row }));
+	const rows = fresh
+		.map((run) => ({
+			version: run.n8n!,
+			row: [
+				`**${run.n8n}**`,
+				run.node.replace(/^v/, ''),
+				...E2E_COLUMNS.map((column) =>
+					cell(run.tests.filter((test) => path.basename(test.file) === column.file)),
+				),
+				runStamp(run),
+			],
+		}))
+		.concat(kept)
+		.sort((a, b) => compareVersions(a.version, b.version))
+		.map(({ row }) => row);
 	const legend = E2E_COLUMNS.map((column) => `- **${column.title}**: ${column.proves}.`);
 	return [...markdownTable(header, rows), '', ...legend];
 }
 
-function engineTable(runs: RunResults[]): string[] {
+function engineTable(runs: RunResults[], earlier: Map<string, string[]>): string[] {
 	const known = existsSync(KNOWN_FAILURES)
 		? (JSON.parse(readFileSync(KNOWN_FAILURES, 'utf8')) as {
 				reasons: Record<string, { summary: string }>;
@@ -131,9 +161,11 @@ function engineTable(runs: RunResults[]): string[] {
 			})
 		: { reasons: {}, tests: [] };
 	const header = ['engine tier (`test/engine`) on', 'Node', 'tests', 'run'];
-	const rows = runs
-		.filter((run) => run.kind === 'engine' && run.modules)
-		.sort((a, b) => compareVersions(a.modules!['n8n-core'], b.modules!['n8n-core']))
+	const fresh = runs.filter((run) => run.kind === 'engine' && run.modules);
+	const kept = [...earlier]
+		.filter(([core]) => !fresh.some((run) => run.modules!['n8n-core'] === core))
+		.map(([core, row]) => ({ core, row }));
+	const rows = fresh
 		.map((run) => {
 			const modules = Object.entries(run.modules!)
 				.map(([name, version]) => `${name} ${version}`)
@@ -152,13 +184,19 @@ function engineTable(runs: RunResults[]): string[] {
 				);
 				outcome = `❌ ${failed.length} of ${run.tests.length} failed (${[...reasons].join(', ')})`;
 			}
-			return [
-				`${modules}${run.id === 'latest' ? ' (the newest n8n-core the npm registry serves)' : " (the project's own)"}`,
-				run.node.replace(/^v/, ''),
-				outcome,
-				runStamp(run),
-			];
-		});
+			return {
+				core: run.modules!['n8n-core'],
+				row: [
+					`${modules}${run.id === 'latest' ? ' (the newest n8n-core the npm registry serves)' : " (the project's own)"}`,
+					run.node.replace(/^v/, ''),
+					outcome,
+					runStamp(run),
+				],
+			};
+		})
+		.concat(kept)
+		.sort((a, b) => compareVersions(a.core, b.core))
+		.map(({ row }) => row);
 	const reasons = Object.entries(known.reasons).map(
 		([id, reason]) => `- \`${id}\`: ${reason.summary}.`,
 	);
@@ -175,10 +213,11 @@ function markdownTable(header: string[], rows: string[][]): string[] {
 	];
 }
 
+const published = publishedRows(readFileSync(PAGE, 'utf8'));
 const table = [
-	...e2eTable(readResults(E2E_RESULTS)),
+	...e2eTable(readResults(E2E_RESULTS), published.e2e),
 	'',
-	...engineTable(readResults(ENGINE_RESULTS)),
+	...engineTable(readResults(ENGINE_RESULTS), published.engine),
 ].join('\n');
 
 if (process.argv.includes('--write')) {

@@ -1,7 +1,8 @@
 // Runs workflows made of n8n's own nodes (HTTP Request, Wait, IF, Merge, Loop Over Items) in n8n-core's
 // WorkflowExecute, for the baselines a user would build without this pack. The nodes come from the
-// n8n-nodes-base package of the e2e suite's n8n 2.8 install, loaded by n8n's own package loader; binary data
-// lives in the same filesystem store the engine harness sets up.
+// n8n-nodes-base package of the e2e suite's n8n 2.8 install (or the install BENCH_N8N names, whose n8n-core then runs
+// them: bench/lib/n8n-modules-of-install.cjs), loaded by n8n's own package loader; binary data lives in the same
+// filesystem store the engine harness sets up.
 
 import { existsSync, realpathSync } from 'node:fs';
 import Module from 'node:module';
@@ -10,14 +11,21 @@ import { LazyPackageDirectoryLoader } from 'n8n-core';
 import type { IConnections, INode, INodeExecutionData, IRun } from 'n8n-workflow';
 
 import { executeInEngine, PackageNodeTypes } from '../../test/support/engine/harness';
-import { n8nInstall } from '../../test/support/n8n/versions';
+import { isN8nVersionId, n8nInstall, type N8nVersionId } from '../../test/support/n8n/versions';
 
 const PACKAGE_NAME = 'n8n-nodes-base';
+
+/** The e2e install whose n8n-nodes-base runs the baselines: BENCH_N8N's, else n8n 2.8 (this repository's n8n-core). */
+export function benchN8nVersion(): N8nVersionId {
+	const requested = process.env.BENCH_N8N ?? '2.8';
+	if (!isN8nVersionId(requested)) throw new Error(`BENCH_N8N names no e2e install: "${requested}"`);
+	return requested;
+}
 
 /** n8n-nodes-base beside the e2e install's n8n (…/node_modules/n8n/bin/n8n), or null when n8n is not installed. */
 function baseNodesDir(): string | null {
 	try {
-		const modules = path.resolve(path.dirname(n8nInstall('2.8').n8nBin), '../..');
+		const modules = path.resolve(path.dirname(n8nInstall(benchN8nVersion()).n8nBin), '../..');
 		const directory = path.join(modules, 'n8n-nodes-base');
 		return existsSync(path.join(directory, 'dist/types/nodes.json')) ? directory : null;
 	} catch {
@@ -57,7 +65,9 @@ function loadBaseNodes(): Promise<LazyPackageDirectoryLoader> {
 	loaderPromise ??= (async () => {
 		const directory = baseNodesDir();
 		if (!directory)
-			throw new Error('n8n-nodes-base is not installed: run scripts/e2e/install.sh 2.8');
+			throw new Error(
+				`n8n-nodes-base is not installed: run scripts/e2e/install.sh ${benchN8nVersion()}`,
+			);
 		// Node names modules by their real path; the install is reached through a symlink.
 		shareEnginePackages(realpathSync(path.dirname(directory)));
 		const loader = new LazyPackageDirectoryLoader(directory);

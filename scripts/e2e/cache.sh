@@ -34,13 +34,21 @@ ensure_node() {
 	printf '%s\n' "$platform_dir"
 }
 
-# cached_install NAME FOLDER NODE_BIN CHECK_FUNCTION
+# npm_install_from_lock: the default installer of cached_install, run in the staging folder.
+# `npm install` rather than `npm ci`: the lockfile pins every version, but npm writes the lock of n8n 2.15 and older
+# without some optional platform packages (msgpackr-extract for other systems), which `npm ci` then refuses.
+npm_install_from_lock() {
+	npm install --no-audit --no-fund --loglevel=error >&2
+}
+
+# cached_install NAME FOLDER NODE_BIN CHECK_FUNCTION [INSTALL_FUNCTION]
 #   Installs FOLDER's package.json (+ package-lock.json) with NODE_BIN's Node (npm, node-gyp and install scripts
 #   all see it and build against the headers beside it), unless the cache holds
 #   that install already; runs CHECK_FUNCTION <dir> <node_bin> on a fresh install; links NODE_BIN as
 #   node_modules/.tss-e2e/node. Sets `cached_dir` to the install. Writes FOLDER/package-lock.json on a first install.
+#   INSTALL_FUNCTION (default npm_install_from_lock) runs in the staging folder with that Node first on PATH.
 cached_install() {
-	local name="$1" folder="$2" node_bin="$3" check="$4"
+	local name="$1" folder="$2" node_bin="$3" check="$4" installer="${5:-npm_install_from_lock}"
 	[[ -f "$folder/package.json" ]] || {
 		log "no $folder/package.json"
 		exit 1
@@ -67,15 +75,13 @@ cached_install() {
 		rm -rf "$staging"
 		mkdir -p "$staging"
 		cp "${lock_files[@]}" "$staging/"
-		# `npm install` rather than `npm ci`: the lockfile pins every version, but npm writes n8n's lock without
-		# some optional platform packages (msgpackr-extract for other systems), which `npm ci` then refuses.
-		log "$name: npm install with Node $node_version in $staging (minutes)"
+		log "$name: $installer with Node $node_version in $staging (minutes)"
 		local started=$SECONDS
 		(
 			cd "$staging"
 			export PATH="$path_prefix$PATH"
 			[[ -n "$nodedir" ]] && export npm_config_nodedir="$nodedir"
-			npm install --no-audit --no-fund --loglevel=error >&2
+			"$installer"
 		)
 		log "$name: installed in $((SECONDS - started)) s"
 		"$check" "$staging" "$node_bin"

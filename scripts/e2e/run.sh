@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # `npm run test:e2e`: the pack inside real n8n processes, over the version matrix.
-#   E2E_N8N=all|ci|1.123|2.8|2.15|a comma-separated list (default all)   extra arguments go to jest (e.g. -t 'forged')
+#   E2E_N8N=all|ci|1.123|2.8|2.15|2.41|a comma-separated list (default all)   extra arguments go to jest (-t forged)
 # Installs what is missing (n8n per version, the Node each needs, Debian's chromium), packs the pack as README → Install
 # says (npm run pack:n8n; the harness installs it with the README's commands), then runs
 # test/e2e once per n8n version; each run writes test/e2e/.work/results/<version>.json (what was proven, for the

@@ -1,9 +1,9 @@
 # Sourced by install.sh and run.sh: the n8n versions the end-to-end suite knows, and how E2E_N8N selects them.
-#   all      every version (1.123, 2.8, 2.15)
+#   all      every version (1.123, 2.8, 2.15, 2.41)
 #   ci       the versions .ci/run proves (see docs/compatibility.md for why)
-#   1.123 | 2.8 | 2.15, or a comma-separated list of them (e.g. 2.8,1.123)
-e2e_known_versions=(1.123 2.8 2.15)
-e2e_ci_versions=(1.123 2.8 2.15)
+#   1.123 | 2.8 | 2.15 | 2.41, or a comma-separated list of them (e.g. 2.41,1.123)
+e2e_known_versions=(1.123 2.8 2.15 2.41)
+e2e_ci_versions=(1.123 2.41)
 
 # Fills the array `versions` from a selection; returns 2 on an unknown one.
 e2e_select_versions() {

@@ -3,9 +3,9 @@
 #   - PostgreSQL 15 and Redis 7 from Debian's packages (apt-get update first; root only). Only the programs are used:
 #     each run starts its own private instances on free loopback ports and stops them. The packages' own default
 #     services are neither created nor started here (no cluster "15/main", no redis on 6379).
-#   - n8n 2.8.4 (Node 20) and 2.15.1 (Node 24), through the e2e installer and its cache (~/.cache/tss-e2e).
+#   - n8n 2.8.4 (Node 20), 2.15.1 and 2.41.3 (Node 24), through the e2e installer and its cache (~/.cache/tss-e2e).
 #
-#   scripts/queue/install.sh [2.8|2.15|2.8,2.15]      (default: $QUEUE_N8N, else 2.8,2.15)
+#   scripts/queue/install.sh [2.8|2.15|2.41|a comma-separated list]      (default: $QUEUE_N8N, else 2.8,2.15,2.41)
 set -euo pipefail
 
 repo_root="$(cd "$(dirname "$0")/../.." && pwd)"
@@ -41,4 +41,4 @@ if ((${#missing[@]} > 0)); then
 fi
 log "$("$postgres_bin/postgres" --version); $("${QUEUE_REDIS_SERVER:-redis-server}" --version | cut -d' ' -f1-3)"
 
-bash "$repo_root/scripts/e2e/install.sh" "${1:-${QUEUE_N8N:-2.8,2.15}}"
+bash "$repo_root/scripts/e2e/install.sh" "${1:-${QUEUE_N8N:-2.8,2.15,2.41}}"

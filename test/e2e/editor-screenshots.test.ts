@@ -196,15 +196,16 @@ describeWithChromium(`Editor screenshots in n8n ${context.n8nVersion}`, () => {
 	async function openWorkflow(workflowId: string): Promise<void> {
 		await page.goto(`${context.n8nBaseUrl}/workflow/${workflowId}`);
 		await page.locator('[data-test-id="canvas-node"]').first().waitFor({ timeout: 60_000 });
-		// n8n 2.15 opens a "Production Checklist" over published workflows a moment after load; a click on
-		// empty canvas closes it.
+		// n8n 2.15 and later open a "Production Checklist" over published workflows a moment after load; a click on
+		// empty canvas closes it (away from the top left, where 2.41 puts the checklist itself: a click on one of its
+		// items opens the workflow settings).
 		const checklist = page.getByText('Production Checklist');
 		const checklistShown = await checklist
 			.waitFor({ timeout: 3000 })
 			.then(() => true)
 			.catch(() => false);
 		if (checklistShown) {
-			await page.mouse.click(200, 250);
+			await page.mouse.click(1140, 650);
 			await checklist.waitFor({ state: 'hidden', timeout: 5000 });
 		}
 		await page.waitForTimeout(500);
@@ -520,17 +521,20 @@ describeWithChromium(`Editor screenshots in n8n ${context.n8nVersion}`, () => {
 		const [item] = nodeItems(execution, 'Transcribe and Download');
 		expect(Object.keys(item.binary ?? {}).sort()).toEqual([...ARTIFACT_FORMATS].sort());
 
-		// The execution opens in the editor's read-only view (an iframe), as a person finds it under Executions; a wide
-		// window and the node's middle panel pushed aside leave room for all four files in the output panel.
+		// The execution opens in the editor's read-only view, as a person finds it under Executions (in an iframe up to
+		// n8n 2.15, in the page itself on 2.41); a wide window and the node's middle panel pushed aside leave room for all
+		// four files in the output panel.
 		await page.setViewportSize({ width: 1920, height: 900 });
 		try {
 			await page.goto(
 				`${context.n8nBaseUrl}/workflow/${WORKFLOW_IDS.exampleForm}/executions/${execution.id}`,
 			);
-			const run = page.frameLocator('iframe').first();
-			await run
-				.locator('[data-test-id="canvas-node"][data-node-name="Transcribe and Download"]')
-				.dblclick({ timeout: 60_000 });
+			const transcribeNode =
+				'[data-test-id="canvas-node"][data-node-name="Transcribe and Download"]';
+			await page.locator(`iframe, ${transcribeNode}`).first().waitFor({ timeout: 60_000 });
+			const run: Pick<Page, 'locator'> =
+				(await page.locator('iframe').count()) > 0 ? page.frameLocator('iframe').first() : page;
+			await run.locator(transcribeNode).dblclick({ timeout: 60_000 });
 			const ndv = run.locator('[data-test-id="ndv"]').first();
 			await ndv.waitFor({ timeout: 30_000 });
 			const handle = await run.locator('[data-test-id="panel-drag-button"]').first().boundingBox();

@@ -56,6 +56,9 @@ describe(`Transcribe and Download in n8n ${context.n8nVersion} (Node ${context.n
 				if (!binary) continue;
 				expect(binary.mimeType).toBe(ARTIFACT_MIME_TYPES[format]);
 				expect(binary.fileName?.endsWith(`.${format}`)).toBe(true);
+				// Kept in n8n's filesystem store (N8N_DEFAULT_BINARY_DATA_MODE=filesystem), not inline in the execution:
+				// n8n 3.0 has no in-memory mode.
+				expect(binary.id).toMatch(/^filesystem(-v2)?:/);
 				const stored = await api.binaryData(binary);
 				const served = await serviceArtifact(
 					context.sandboxBaseUrl,

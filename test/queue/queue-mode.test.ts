@@ -60,7 +60,7 @@ function queueVersionId(): N8nVersionId {
 	const versionId = process.env.QUEUE_N8N_VERSION ?? '';
 	if (!isN8nVersionId(versionId) || versionId === '1.123') {
 		throw new Error(
-			`QUEUE_N8N_VERSION must be 2.8 or 2.15 (got "${versionId}"); run npm run test:queue`,
+			`QUEUE_N8N_VERSION must be 2.8, 2.15 or 2.41 (got "${versionId}"); run npm run test:queue`,
 		);
 	}
 	return versionId;
@@ -335,6 +335,8 @@ async function expectArtifactsAsServed(
 	for (const format of formats) {
 		const binary = item.binary?.[format];
 		expect(binary?.mimeType).toBe(ARTIFACT_MIME_TYPES[format]);
+		// In PostgreSQL, where every process of the cluster reads it (n8n's queue-mode default).
+		expect(binary?.id).toMatch(/^database:/);
 		const stored = await cluster.api.binaryData(binary!);
 		const served = await serviceArtifact(
 			services.main.baseUrl,

@@ -57,10 +57,17 @@ export class N8nInstance {
 			N8N_DEFAULT_BINARY_DATA_MODE: 'filesystem',
 			N8N_RESTRICT_FILE_ACCESS_TO: this.filesFolder,
 			N8N_GRACEFUL_SHUTDOWN_TIMEOUT: '5',
-			// Each process gets its own task-broker port so several n8n (other suites, `execute`) can run at once.
-			N8N_RUNNERS_BROKER_PORT: String(await freePort()),
+			// Each process gets its own task-broker port so several n8n (other suites, `execute`) can run at once; never
+			// the server's own port, which is free too until n8n binds it.
+			N8N_RUNNERS_BROKER_PORT: String(await this.brokerPort()),
 			DB_SQLITE_POOL_SIZE: '2',
 		};
+	}
+
+	private async brokerPort(): Promise<number> {
+		let port = await freePort();
+		while (port === this.port) port = await freePort();
+		return port;
 	}
 
 	/** Runs an n8n CLI command (import, execute, …) against this user folder. */

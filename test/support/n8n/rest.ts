@@ -1,5 +1,6 @@
 // n8n's HTTP surfaces as the e2e suite uses them: owner setup and login (internal REST API, cookie),
 // an API key, then the public API (workflows, executions) and the binary-data endpoint.
+import { waitFor } from './processes';
 
 export const OWNER = {
 	email: 'owner@example.com',
@@ -10,6 +11,12 @@ export const OWNER = {
 
 // n8n ties the auth cookie to a browser id on some endpoints; one fixed id keeps every call consistent.
 const BROWSER_ID = 'tss-e2e-harness';
+
+/** GET /rest/workflows/<id>/publication-status (n8n 2.41): whether the activated version's triggers are live. */
+interface PublicationStatus {
+	status: string;
+	triggers: Array<{ nodeId: string; status: string; errorMessage: string | null }>;
+}
 
 export interface ExecutionSummary {
 	id: string;
@@ -180,6 +187,35 @@ export class N8nApi {
 
 	async activateWorkflow(workflowId: string): Promise<void> {
 		await this.json('POST', `/api/v1/workflows/${workflowId}/activate`, { auth: 'apiKey' });
+		await this.publicationSettled(workflowId);
+	}
+
+	/**
+	 * n8n 2.41 publishes an activated workflow through an outbox a moment after the API answers: its webhooks and
+	 * triggers go live then (a webhook called at once answers 404 "not registered"). Waits as the editor does, on the
+	 * workflow's publication status, and fails if a trigger did not activate. Older n8n have no such route (404): their
+	 * activation was complete when the API answered.
+	 */
+	private async publicationSettled(workflowId: string): Promise<void> {
+		const settled = await waitFor(
+			`workflow ${workflowId} to be published`,
+			async () => {
+				const response = await this.request(
+					'GET',
+					`/rest/workflows/${workflowId}/publication-status`,
+				);
+				if (response.status === 404) return { status: 'activated with the API call', triggers: [] };
+				if (!response.ok) throw new Error(`publication-status → ${response.status}`);
+				const { data } = (await response.json()) as { data: PublicationStatus };
+				return data.status === 'in_progress' ? undefined : data;
+			},
+			{ timeoutMs: 120_000, intervalMs: 200 },
+		);
+		if (settled.status === 'partial' || settled.status === 'failed') {
+			throw new Error(
+				`n8n did not publish workflow ${workflowId} (${settled.status}): ${JSON.stringify(settled.triggers)}`,
+			);
+		}
 	}
 
 	async executions(workflowId: string): Promise<ExecutionSummary[]> {

@@ -7,8 +7,8 @@ export const REPO_ROOT = path.resolve(__dirname, '../../..');
 /** The installs' links and each run's files (git-ignored), for the e2e and queue tiers and the scripts alike. */
 export const WORK_DIR = path.join(REPO_ROOT, 'test/e2e/.work');
 
-export type N8nVersionId = '1.123' | '2.8' | '2.15';
-export const N8N_VERSION_IDS: readonly N8nVersionId[] = ['1.123', '2.8', '2.15'];
+export type N8nVersionId = '1.123' | '2.8' | '2.15' | '2.41';
+export const N8N_VERSION_IDS: readonly N8nVersionId[] = ['1.123', '2.8', '2.15', '2.41'];
 
 export interface N8nInstall {
 	id: N8nVersionId;
@@ -19,6 +19,26 @@ export interface N8nInstall {
 	nodeVersion: string;
 	n8nBin: string;
 }
+
+/**
+ * The shortest poll interval each n8n lets a workflow activate with. n8n 2.41 refuses, on activation, a poll time that
+ * fires more than once a minute ("The polling interval is too short. It has to be at least a minute.", n8n-core's
+ * ActiveWorkflowTriggers); the older ones take a seconds field.
+ */
+export const SHORTEST_POLL_SECONDS: Readonly<Record<N8nVersionId, number>> = {
+	'1.123': 5,
+	'2.8': 5,
+	'2.15': 5,
+	'2.41': 60,
+};
+
+/** n8n 2.16 and later sign resume URLs: `/webhook-waiting/<execution id>?signature=<token>` (n8n PR #24159). */
+export const SIGNS_RESUME_URLS: Readonly<Record<N8nVersionId, boolean>> = {
+	'1.123': false,
+	'2.8': false,
+	'2.15': false,
+	'2.41': true,
+};
 
 export function isN8nVersionId(value: string): value is N8nVersionId {
 	return (N8N_VERSION_IDS as readonly string[]).includes(value);

@@ -2,8 +2,8 @@
 // leader's timers; production webhooks off), workers that take executions from Redis through Bull, webhook
 // processors that receive production webhooks and resume calls, all sharing one PostgreSQL database and one
 // encryption key; a router in front sends webhooks to the processors in turn. The pack is installed into every
-// process's `~/.n8n/nodes` as users install it. Binary data uses the mode n8n documents for queue mode
-// (`database`; filesystem mode is not meant for several processes).
+// process's `~/.n8n/nodes` as users install it. Binary data is left to n8n's own default for queue mode, `database`
+// from n8n 2.0 (filesystem mode is not meant for several processes); the suite checks binary ids say so.
 import { cp, mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 
@@ -23,9 +23,6 @@ import { WebhookRouter } from '../n8n/webhook-router';
 import { startPostgres, startRedis, type RunningPostgres, type RunningRedis } from './services';
 
 export type ProcessRole = 'main' | 'worker' | 'webhook';
-
-/** The binary data mode n8n documents for queue mode, and the default there from n8n 2.0. */
-export const QUEUE_BINARY_DATA_MODE = 'database';
 
 export interface CredentialFile {
 	id: string;
@@ -230,7 +227,6 @@ export async function startQueueCluster(options: QueueClusterOptions): Promise<Q
 			QUEUE_BULL_REDIS_PORT: String(redis.port),
 			// Parallel runs on one Redis would otherwise take each other's jobs.
 			QUEUE_BULL_PREFIX: `tss-${path.basename(options.workDir)}-${process.pid}`,
-			N8N_DEFAULT_BINARY_DATA_MODE: QUEUE_BINARY_DATA_MODE,
 		};
 
 		const tarball = options.tarball ?? (await packPackage(options.workDir));
