@@ -7,11 +7,11 @@ import { isTerminalStatus } from '../../../../../src/api';
 import { isLocalHost, webhookTargetProblem } from '../../../../../src/webhooks';
 import { CREDENTIAL_TYPE } from '../../../../shared/credentials';
 import {
-	addItemContext,
 	apiError,
 	apiFieldsOf,
 	itemErrorOf,
 	operationError,
+	type ItemContext,
 	type ItemError,
 	type NodeError,
 } from '../../../../shared/errors';
@@ -19,38 +19,40 @@ import type { TranscriptionServiceClient } from '../../../../shared/transport';
 import type { ItemOutcome } from '../../../helpers/item-loop';
 import { maxWaitExceededError } from './job-errors';
 import { ledgerOf } from './ledger';
+import { readOptions, readParameters } from './parameters';
 import { storedItem, type PauseRecord } from './pause-record';
 import { collectResults } from './results';
-import { maxWaitMs, readTranscribeItem, startJob } from './start-job';
+import { startJob } from './start-job';
 import { afterMaxWait, FIRST_CHECK_MS, startWatcher } from './watcher';
 
-/** One item's job, created with the execution's resume URL as its webhook_url; the item carries its record. */
+/** One item's job, created with the execution's resume URL as its webhook_url: its part of the pause record. */
+export type PausedItem = Required<Pick<PauseRecord, 'formats' | 'job_id' | 'upload_id' | 'status'>>;
+
+/** One item's job, created with the execution's resume URL as its webhook_url. */
 export async function startPausedJob(
 	context: IExecuteFunctions,
 	client: TranscriptionServiceClient,
 	itemIndex: number,
-): Promise<INodeExecutionData> {
+	created: ItemContext,
+): Promise<PausedItem> {
 	const resumeUrl = resumeUrlOf(context);
 	// The same for every item, and said before its job exists.
 	const refusal = await pauseRefusal(context, client, resumeUrl);
 	if (refusal) throw refusal;
-	const item = readTranscribeItem(context, itemIndex);
-	const started = await startJob(context, client, itemIndex, item, {
-		...item.additionalFields,
+	const parameters = readParameters(context, itemIndex);
+	const started = await startJob(context, client, itemIndex, parameters, created, {
+		...parameters.additionalFields,
 		webhook_url: resumeUrl,
 	}).catch((error: unknown) => {
 		throw explainRefusedResumeUrl(error, resumeUrl);
 	});
-	const job: StartedItem = {
-		formats: item.formats,
+	return {
+		formats: parameters.formats,
 		job_id: started.created.job_id,
 		upload_id: started.uploadId,
 		status: started.created.status,
 	};
-	return { json: job as unknown as IDataObject };
 }
-
-type StartedItem = Required<Pick<PauseRecord, 'formats' | 'job_id' | 'upload_id' | 'status'>>;
 
 /**
  * Once every item's job exists: the execution waits until they have all ended (n8n's own timeout only as a backstop,
@@ -59,9 +61,11 @@ type StartedItem = Required<Pick<PauseRecord, 'formats' | 'job_id' | 'upload_id'
 export async function pauseUntilWebhook(
 	context: IExecuteFunctions,
 	client: TranscriptionServiceClient,
-	outcomes: Array<ItemOutcome<INodeExecutionData[]>>,
+	outcomes: Array<ItemOutcome<PausedItem>>,
 ): Promise<INodeExecutionData[][]> {
-	const waitMs = maxWaitMs(context.getNodeParameter('options', 0, {}) as IDataObject);
+	const { maxWaitMs: waitMs } = readOptions(
+		context.getNodeParameter('options', 0, {}) as IDataObject,
+	);
 	const pausedAtMs = Date.now();
 	const deadlineAtMs = pausedAtMs + waitMs;
 	const pause = {
@@ -72,13 +76,10 @@ export async function pauseUntilWebhook(
 	};
 	const failures = new Map<number, ItemError>();
 	const records: PauseRecord[] = outcomes.map((outcome, item) => {
-		if (outcome.ok) {
-			return { ...pause, item, ...(outcome.value[0].json as unknown as StartedItem) };
-		}
+		if (outcome.ok) return { ...pause, item, ...outcome.value };
 		failures.set(item, (outcome.failedItem.json as { error: ItemError }).error);
 		return { ...pause, item, formats: [] };
 	});
-
 	const running = (record: PauseRecord) =>
 		record.job_id !== undefined && !isTerminalStatus(record.status ?? '');
 	if (!records.some(running)) {
@@ -185,7 +186,7 @@ function explainRefusedResumeUrl(error: unknown, resumeUrl: string): unknown {
 	if (fields?.code !== 'invalid_webhook_url' && fields?.code !== 'webhook_url_forbidden_target') {
 		return error;
 	}
-	const explained = apiError(
+	return apiError(
 		(error as NodeError).node,
 		{
 			...fields,
@@ -194,5 +195,4 @@ function explainRefusedResumeUrl(error: unknown, resumeUrl: string): unknown {
 		(error as NodeError).context.itemIndex as number | undefined,
 		". Set n8n's WEBHOOK_URL to its public HTTPS address (port 443) and restart n8n, or use Wait Mode: Poll. No job was started.",
 	);
-	return addItemContext(explained, itemErrorOf(error) ?? {});
 }

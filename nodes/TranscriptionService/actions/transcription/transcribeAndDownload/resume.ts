@@ -36,7 +36,7 @@ import {
 import { forgetLedger, ledgerOf, serialised, type Ledger } from './ledger';
 import { readPause, storedError, type PauseRecord } from './pause-record';
 import { collectResults } from './results';
-import { maxWaitMs } from './start-job';
+import { readOptions } from './parameters';
 import { verifiedRequest } from './verified-request';
 import {
 	afterMaxWait,
@@ -101,16 +101,16 @@ async function handleRequest(
 	receivedAtMs: number,
 ): Promise<IWebhookResponseData> {
 	const executionId = context.getExecutionId() as string;
-	const request = await verifiedRequest(context, executionId);
-	if ('rejection' in request) {
+	const verified = await verifiedRequest(context, executionId);
+	if ('rejection' in verified) {
 		context.logger.warn(
-			`Transcription Service refused a resume request (${request.rejection.status}): ${request.rejection.message}`,
+			`Transcription Service refused a resume request (${verified.rejection.status}): ${verified.rejection.message}`,
 		);
-		answer(request.rejection.status, request.rejection.body);
+		answer(verified.rejection.status, verified.rejection.body);
 		return { noWebhookResponse: true };
 	}
 	const reply: Reply =
-		request.kind === 'check' ? checkAnswer(answer) : (status, body) => answer(status, body);
+		verified.kind === 'check' ? checkAnswer(answer) : (status, body) => answer(status, body);
 
 	const stored = context.evaluateExpression('{{ $input.all() }}') as INodeExecutionData[];
 	const records = readPause(stored, context.getNode().id);
@@ -119,7 +119,10 @@ async function handleRequest(
 		return { noWebhookResponse: true };
 	}
 	const deadlineAtMs = Date.parse(records[0].deadline_at);
-	if (request.kind === 'check') request.deadline = Date.now() >= deadlineAtMs - DEADLINE_SKEW_MS;
+	const request: PauseRequest =
+		verified.kind === 'check'
+			? { ...verified, deadline: Date.now() >= deadlineAtMs - DEADLINE_SKEW_MS }
+			: verified;
 	if (request.kind === 'event' && !records.some((record) => record.job_id === request.jobId)) {
 		context.logger.warn(
 			`Transcription Service: a signed event for job ${request.jobId} reached execution ${executionId}, which did not start that job`,
@@ -223,7 +226,7 @@ async function resume(
 			failures,
 			snapshots,
 			maxWaitMs: deadline
-				? maxWaitMs(context.getNodeParameter('options', {}) as IDataObject)
+				? readOptions(context.getNodeParameter('options', {}) as IDataObject).maxWaitMs
 				: undefined,
 		});
 		forgetLedger(ledger.executionId);

@@ -13,8 +13,17 @@ import { verifyDelivery } from '../../../../shared/delivery';
 import { readRawBody, signingSecrets } from '../../../../shared/webhook-request';
 import type { PauseRequest } from './decision';
 
+/** A verified check, before it is known whether Max Wait has run out. */
+export interface VerifiedCheck {
+	kind: 'check';
+	/** When it arrived (this process's clock). */
+	atMs: number;
+}
+
 export type VerifiedRequest =
-	PauseRequest | { rejection: { status: number; body: IDataObject; message: string } };
+	| Extract<PauseRequest, { kind: 'event' }>
+	| VerifiedCheck
+	| { rejection: { status: number; body: IDataObject; message: string } };
 
 /** The request as verified: a check of this execution, or a service event (signature, headers, shape). */
 export async function verifiedRequest(
@@ -41,7 +50,7 @@ export async function verifiedRequest(
 		if (!check.ok) {
 			return { rejection: { status: 401, body: { error: check.reason }, message: check.message } };
 		}
-		return { kind: 'check', deadline: false, atMs: nowMs };
+		return { kind: 'check', atMs: nowMs };
 	}
 	const verified = verifyDelivery({
 		rawBody: body.rawBody,
