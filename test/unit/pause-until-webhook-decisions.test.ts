@@ -29,7 +29,7 @@ import {
 } from '../../nodes/TranscriptionService/actions/transcription/transcribeAndDownload/pause-record';
 import {
 	afterCheck,
-	afterMaxWait,
+	deadlineTimings,
 	checkOutcome,
 	checkTimes,
 	DEADLINE_SKEW_MS,
@@ -66,7 +66,7 @@ const event = (jobId: string, second: number, status = 'completed'): EventReques
 /** The node's own check, arriving at `second` (the deadline check when `deadline`). */
 const check = (second: number, deadline = false): PauseRequest => ({
 	kind: 'check',
-	deadline,
+	atDeadline: deadline,
 	atMs: Date.parse(at(second)),
 });
 /** The event, as this process has heard it. */
@@ -387,7 +387,7 @@ describe('the ledger of a paused execution in one process', () => {
 
 		it('fit the paused executions of a queue-mode worker at bench P5 three times over', () => {
 			// 64 pauses a minute, each kept for Max Wait (30 min by default) + twice n8n's backstop.
-			const keptMinutes = 30 + (2 * afterMaxWait([record(0, 'job_a')]).backstopMs) / 60_000;
+			const keptMinutes = 30 + (2 * deadlineTimings([record(0, 'job_a')]).backstopMs) / 60_000;
 			expect(MAX_LEDGERS).toBeGreaterThanOrEqual(3 * 64 * keptMinutes);
 		});
 
@@ -473,7 +473,7 @@ describe('the watcher', () => {
 
 	it("after Max Wait: the tries, then the last try's collection, before n8n's own timeout, scaled with items × formats", () => {
 		const batch = (items: number, formats: PauseRecord['formats']) =>
-			afterMaxWait(
+			deadlineTimings(
 				Array.from({ length: items }, (_, item) => ({ ...record(item, `job_${item}`), formats })),
 			);
 		const minutes = (ms: number) => ms / 60_000;
@@ -491,7 +491,7 @@ describe('the watcher', () => {
 		expect(large.backstopMs - large.lastTryMs).toBeGreaterThanOrEqual(2 * (100 + 400) * 2_000);
 		expect(minutes(large.backstopMs)).toBe(62);
 		// Items that failed before the pause have nothing to read or download.
-		const failedBeforePause = afterMaxWait([
+		const failedBeforePause = deadlineTimings([
 			record(0, 'job_a'),
 			...Array.from({ length: 99 }, (_, item) => record(item + 1)),
 		]);

@@ -21,10 +21,10 @@ import type { PauseRecord } from './pause-record';
 export type PauseRequest =
 	| { kind: 'event'; jobId: string; status: string; createdAt: string }
 	/**
-	 * `deadline`: Max Wait has run out; once every job is read (over as many tries as the rate limit takes) the
-	 * execution resumes whatever they say. `atMs`: when it arrived (this process's clock).
+	 * `atDeadline`: it is the deadline check (Max Wait has run out); once every job is read (over as many tries as the
+	 * rate limit takes) the execution resumes whatever they say. `atMs`: when it arrived (this process's clock).
 	 */
-	| { kind: 'check'; deadline: boolean; atMs: number };
+	| { kind: 'check'; atDeadline: boolean; atMs: number };
 
 export type Verdict =
 	/** A job is still running (or not yet read): nothing can resume. */
@@ -62,7 +62,7 @@ export function jobsToRead(
 	request: PauseRequest,
 ): string[] {
 	const unknown = unknownJobs(records, ledger);
-	if (request.kind !== 'check' || !request.deadline) return unknown;
+	if (request.kind !== 'check' || !request.atDeadline) return unknown;
 	return unknown.filter((jobId) => !ledger.runningAtDeadline.has(jobId));
 }
 
@@ -105,7 +105,7 @@ export function verdict(
 ): Verdict {
 	const unknown = unknownJobs(records, ledger);
 	if (request.kind === 'check') {
-		if (request.deadline) {
+		if (request.atDeadline) {
 			const unread = jobsToRead(records, ledger, request).length;
 			if (unread > 0) return { action: 'wait', waitingFor: unread };
 			// A job read still running: no event resumes before it ends. Every job ended: as any check.

@@ -23,7 +23,7 @@ import { readOptions, readParameters } from './parameters';
 import { storedItem, type PauseRecord } from './pause-record';
 import { collectResults } from './results';
 import { startJob } from './start-job';
-import { afterMaxWait, FIRST_CHECK_MS, startWatcher } from './watcher';
+import { deadlineTimings, FIRST_CHECK_MS, startWatcher } from './watcher';
 
 /** One item's job, created with the execution's resume URL as its webhook_url: its part of the pause record. */
 export type PausedItem = Required<Pick<PauseRecord, 'formats' | 'job_id' | 'upload_id' | 'status'>>;
@@ -56,7 +56,7 @@ export async function startPausedJob(
 
 /**
  * Once every item's job exists: the execution waits until they have all ended (n8n's own timeout only as a backstop,
- * after Max Wait by afterMaxWait's backstop), or finishes now when none runs.
+ * the backstop after Max Wait: deadlineTimings), or finishes now when none runs.
  */
 export async function pauseUntilWebhook(
 	context: IExecuteFunctions,
@@ -94,7 +94,7 @@ export async function pauseUntilWebhook(
 		return [results.map((result) => result.item)];
 	}
 
-	const { lastTryMs, backstopMs } = afterMaxWait(records);
+	const { lastTryMs, backstopMs } = deadlineTimings(records);
 	const stored = records.map((record) =>
 		storedItem(
 			record,

@@ -14,7 +14,7 @@ import type { TranscriptionServiceClient } from '../../../../shared/transport';
 import { jobEndedError, maxWaitExceededError } from './job-errors';
 import { readParameters, type TranscribeOptions } from './parameters';
 import { startJob } from './start-job';
-import { transcriptItem } from './transcript';
+import { completedJobItem } from './completed-job-item';
 
 const BACKOFF_FACTOR = 1.5;
 
@@ -30,7 +30,7 @@ export async function pollItem(
 	if (!isCompletedStatus(job.status)) {
 		throw jobEndedError(context.getNode(), job.job_id, job.status, itemIndex);
 	}
-	return await transcriptItem(context, client, job, parameters.formats, itemIndex);
+	return await completedJobItem(context, client, job, parameters.formats, itemIndex);
 }
 
 async function waitForJob(

@@ -39,7 +39,7 @@ import { collectResults } from './results';
 import { readOptions } from './parameters';
 import { verifiedRequest } from './verified-request';
 import {
-	afterMaxWait,
+	deadlineTimings,
 	CHECK_ANSWER_KEY,
 	DEADLINE_SKEW_MS,
 	LATER_FIRST_CHECK_MS,
@@ -121,7 +121,7 @@ async function handleRequest(
 	const deadlineAtMs = Date.parse(records[0].deadline_at);
 	const request: PauseRequest =
 		verified.kind === 'check'
-			? { ...verified, deadline: Date.now() >= deadlineAtMs - DEADLINE_SKEW_MS }
+			? { ...verified, atDeadline: Date.now() >= deadlineAtMs - DEADLINE_SKEW_MS }
 			: verified;
 	if (request.kind === 'event' && !records.some((record) => record.job_id === request.jobId)) {
 		context.logger.warn(
@@ -131,7 +131,7 @@ async function handleRequest(
 		return { noWebhookResponse: true };
 	}
 
-	const ledger = ledgerOf(executionId, deadlineAtMs + 2 * afterMaxWait(records).backstopMs);
+	const ledger = ledgerOf(executionId, deadlineAtMs + 2 * deadlineTimings(records).backstopMs);
 	const decided = await serialised(
 		ledger,
 		async () => await decide(context, records, ledger, request, receivedAtMs),
@@ -190,7 +190,7 @@ async function decide(
 			return { outcome: 'read_failed', message: (error as Error).message };
 		}
 		if (learnSnapshot(ledger, job)) continue;
-		if (!(request.kind === 'check' && request.deadline)) break;
+		if (!(request.kind === 'check' && request.atDeadline)) break;
 		// Kept, so the next try of the deadline check (the rate limit may stop this one) reads on from here.
 		ledger.runningAtDeadline.set(jobId, job);
 	}
@@ -220,12 +220,12 @@ async function resume(
 			if (record.job_id === undefined) failures.set(record.item, storedError(stored[index]));
 		}
 		const snapshots = knownSnapshots(ledger);
-		const deadline = request.kind === 'check' && request.deadline;
+		const atDeadline = request.kind === 'check' && request.atDeadline;
 		const results = await collectResults(context, new TranscriptionServiceClient(context), {
 			records,
 			failures,
 			snapshots,
-			maxWaitMs: deadline
+			maxWaitMs: atDeadline
 				? readOptions(context.getNodeParameter('options', {}) as IDataObject).maxWaitMs
 				: undefined,
 		});
@@ -254,7 +254,7 @@ async function watchFromHere(
 		ledger,
 		resumeUrl: records[0].resume_url,
 		deadlineAtMs,
-		lastTryAtMs: deadlineAtMs + afterMaxWait(records).lastTryMs,
+		lastTryAtMs: deadlineAtMs + deadlineTimings(records).lastTryMs,
 		firstInMs: LATER_FIRST_CHECK_MS,
 		seenWaiting: true,
 		signingSecret: signingSecret.trim(),

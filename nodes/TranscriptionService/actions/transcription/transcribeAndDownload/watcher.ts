@@ -73,7 +73,7 @@ const CHECK_ANSWERS: ReadonlySet<string> = new Set<CheckAnswer>([
 ]);
 
 /** Timed from Max Wait: the deadline check's last try, and n8n's own timeout (whole minutes, for its description). */
-export interface AfterMaxWait {
+export interface DeadlineTimings {
 	lastTryMs: number;
 	backstopMs: number;
 }
@@ -84,7 +84,7 @@ export interface AfterMaxWait {
  * one request per artifact); after the last try, its collection reads the jobs only events told of and downloads
  * every artifact before n8n's own timeout. 10 minutes for small batches, about an hour for 100 items × 4 formats.
  */
-export function afterMaxWait(records: readonly PauseRecord[]): AfterMaxWait {
+export function deadlineTimings(records: readonly PauseRecord[]): DeadlineTimings {
 	const jobs = records.filter((record) => record.job_id !== undefined);
 	const downloads = jobs.reduce((sum, record) => sum + record.formats.length, 0);
 	const tries =
@@ -101,7 +101,7 @@ export function afterMaxWait(records: readonly PauseRecord[]): AfterMaxWait {
 /**
  * When to check (ms since the epoch): first after `firstInMs`, then at intervals growing ×3 up to
  * MAX_CHECK_INTERVAL_MS, none within DEADLINE_SKEW_MS before the deadline; then the deadline check, and its retries
- * until `lastTryAtMs` (afterMaxWait).
+ * until `lastTryAtMs` (deadlineTimings).
  */
 export function checkTimes(args: {
 	startMs: number;
@@ -130,7 +130,7 @@ export interface WatcherSetup {
 	ledger: Ledger;
 	resumeUrl: string;
 	deadlineAtMs: number;
-	/** The deadline check's last try (afterMaxWait). */
+	/** The deadline check's last try (deadlineTimings). */
 	lastTryAtMs: number;
 	firstInMs: number;
 	/** This process already saw the execution waiting (a request reached it): n8n's 409 then means "resumed". */
