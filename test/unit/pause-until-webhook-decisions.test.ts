@@ -44,6 +44,7 @@ const PAUSE = {
 	node_id: NODE,
 	resume_url: 'https://n8n.example.com/webhook-waiting/4711?signature=abc',
 	deadline_at: '2026-11-25T10:30:00.000Z',
+	paused_at: '2026-11-25T10:00:00.000Z',
 };
 const record = (item: number, jobId?: string, status = 'queued'): PauseRecord => ({
 	...PAUSE,
@@ -104,6 +105,7 @@ describe('the stored items', () => {
 			readPause([storedItem({ ...record(0, 'job_a'), ...change }, timeout)], NODE);
 		expect(broken({ formats: ['exe' as never] })).toBeUndefined();
 		expect(broken({ deadline_at: 'soon' })).toBeUndefined();
+		expect(broken({ paused_at: undefined as never })).toBeUndefined();
 		expect(broken({ resume_url: undefined as never })).toBeUndefined();
 	});
 });
@@ -247,11 +249,11 @@ describe('the verdict', () => {
 describe("a check that finds every job ended: it leaves a recent end to that job's event", () => {
 	// The event may be resuming the execution in another process, downloading every artifact meanwhile; a check that
 	// resumed too would download them all again (seen in R5: 100-item batches collected twice).
-	const paused = (pausedAtSecond?: number) =>
+	const paused = (pausedAtSecond: number) =>
 		[0, 1, 2].map((item) => ({
 			...record(item, `job_${'abc'[item]}`),
 			formats: ['srt', 'txt'] as PauseRecord['formats'],
-			...(pausedAtSecond === undefined ? {} : { paused_at: at(pausedAtSecond) }),
+			paused_at: at(pausedAtSecond),
 		}));
 	const ended = (...jobs: Array<[string, string, number]>) => {
 		const ledger = freshLedger();
@@ -309,18 +311,6 @@ describe("a check that finds every job ended: it leaves a recent end to that job
 		);
 		expect(checkResumesFrom(paused(10), ledger)).toBeUndefined();
 		expect(verdict(paused(10), ledger, check(15))).toEqual({ action: 'resume' });
-	});
-
-	it('a record stored without paused_at (an earlier version) counts every end as after the pause', () => {
-		const ledger = ended(
-			['job_a', 'completed', 3],
-			['job_b', 'completed', 5],
-			['job_c', 'failed', 9],
-		);
-		expect(verdict(paused(), ledger, check(15))).toEqual({
-			action: 'settle',
-			untilMs: Date.parse(at(9)) + SETTLE_MS + 2 * 2 * SETTLE_PER_DOWNLOAD_MS,
-		});
 	});
 });
 

@@ -132,8 +132,7 @@ export function checkResumesFrom(
 	records: readonly PauseRecord[],
 	ledger: Ledger,
 ): number | undefined {
-	// A record without paused_at (stored by an earlier version): every end counts as after the pause.
-	const pausedAtMs = Date.parse(records[0]?.paused_at ?? '');
+	const pausedAtMs = Date.parse(records[0].paused_at);
 	let lastEndMs: number | undefined;
 	let downloads = 0;
 	for (const record of records) {

@@ -18,8 +18,8 @@ export interface PauseRecord {
 	resume_url: string;
 	/** When Max Wait runs out (ISO): a check from then on is the deadline check. */
 	deadline_at: string;
-	/** When the execution was put to wait (ISO, n8n's clock); absent in records of earlier versions. */
-	paused_at?: string;
+	/** When the execution was put to wait (ISO, n8n's clock). */
+	paused_at: string;
 	/** Absent when the item failed before the pause: its error is then its final output. */
 	job_id?: string;
 	upload_id?: string;
@@ -66,7 +66,8 @@ function isRecord(value: unknown, nodeId: string): value is PauseRecord {
 		typeof record.resume_url === 'string' &&
 		typeof record.deadline_at === 'string' &&
 		!Number.isNaN(Date.parse(record.deadline_at)) &&
-		(record.paused_at === undefined || typeof record.paused_at === 'string') &&
+		typeof record.paused_at === 'string' &&
+		!Number.isNaN(Date.parse(record.paused_at)) &&
 		(record.job_id === undefined || typeof record.job_id === 'string')
 	);
 }
