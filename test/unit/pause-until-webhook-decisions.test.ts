@@ -1,5 +1,5 @@
 // A paused Transcribe and Download without I/O: what it stores in n8n (pause-record.ts), what one process remembers
-// (ledger.ts), what each request decides (decision.ts), and when its watcher checks (watcher.ts).
+// (ledger.ts), what each request decides (decision.ts), and when its watcher checks (watcher.ts, timing.ts).
 import type { Logger } from 'n8n-workflow';
 
 import type { PublicTranscriptionResponse } from '../../src/api';
@@ -9,8 +9,6 @@ import {
 	jobsToRead,
 	knownSnapshots,
 	learnSnapshot,
-	SETTLE_MS,
-	SETTLE_PER_DOWNLOAD_MS,
 	unknownJobs,
 	verdict,
 	type PauseRequest,
@@ -28,12 +26,16 @@ import {
 	type PauseRecord,
 } from '../../nodes/TranscriptionService/actions/transcription/transcribeAndDownload/pause-record';
 import {
-	afterCheck,
-	deadlineTimings,
-	checkOutcome,
 	checkTimes,
 	DEADLINE_SKEW_MS,
+	deadlineTimings,
 	MAX_CHECK_INTERVAL_MS,
+	SETTLE_MS,
+	SETTLE_PER_DOWNLOAD_MS,
+} from '../../nodes/TranscriptionService/actions/transcription/transcribeAndDownload/timing';
+import {
+	afterCheck,
+	checkOutcome,
 	startWatcher,
 	type WatcherSetup,
 	type WatchState,

@@ -17,6 +17,7 @@ import {
 } from '../../../../../src/api';
 import type { Ledger } from './ledger';
 import type { PauseRecord } from './pause-record';
+import { settleMs } from './timing';
 
 export type PauseRequest =
 	| { kind: 'event'; jobId: string; status: string; createdAt: string }
@@ -34,11 +35,6 @@ export type Verdict =
 	/** A check found every job ended, the last one recently: its event may be resuming elsewhere until `untilMs`. */
 	| { action: 'settle'; untilMs: number }
 	| { action: 'resume' };
-
-/** How long a check leaves a job's end to its event: the delivery and the reads of the resume it makes. */
-export const SETTLE_MS = 5_000;
-/** …and per artifact that resume downloads: one at the spec's lowest rate limit (30 requests a minute). */
-export const SETTLE_PER_DOWNLOAD_MS = 2_000;
 
 /** The jobs of the pause this process does not know to have ended, in item order (older first). */
 export function unknownJobs(records: readonly PauseRecord[], ledger: Ledger): string[] {
@@ -124,8 +120,8 @@ export function verdict(
 }
 
 /**
- * When a check may resume an execution whose jobs have all ended (ms since the epoch): SETTLE_MS after the last job
- * with an event ended, plus SETTLE_PER_DOWNLOAD_MS per artifact to download; undefined when no event can be resuming
+ * When a check may resume an execution whose jobs have all ended (ms since the epoch): the settle (timing.ts) after the
+ * last job with an event ended, longer with more artifacts to download; undefined when no event can be resuming
  * it — no job with an event ended after the pause (n8n refused their events while the execution ran).
  */
 export function checkResumesFrom(
@@ -144,9 +140,7 @@ export function checkResumesFrom(
 		if (endedAtMs < pausedAtMs) continue;
 		lastEndMs = Math.max(lastEndMs ?? endedAtMs, endedAtMs);
 	}
-	return lastEndMs === undefined
-		? undefined
-		: lastEndMs + SETTLE_MS + downloads * SETTLE_PER_DOWNLOAD_MS;
+	return lastEndMs === undefined ? undefined : lastEndMs + settleMs(downloads);
 }
 
 /** A job (with an event of its own) that ended after the event was created; equal times: the later item's. */

@@ -23,7 +23,8 @@ import { readOptions, readParameters } from './parameters';
 import { storedItem, type PauseRecord } from './pause-record';
 import { collectResults } from './results';
 import { startJob } from './start-job';
-import { deadlineTimings, FIRST_CHECK_MS, startWatcher } from './watcher';
+import { deadlineTimings, pauseTimes } from './timing';
+import { watchPause } from './watcher';
 
 /** One item's job, created with the execution's resume URL as its webhook_url: its part of the pause record. */
 export type PausedItem = Required<Pick<PauseRecord, 'formats' | 'job_id' | 'upload_id' | 'status'>>;
@@ -94,7 +95,7 @@ export async function pauseUntilWebhook(
 		return [results.map((result) => result.item)];
 	}
 
-	const { lastTryMs, backstopMs } = deadlineTimings(records);
+	const { backstopMs } = deadlineTimings(records);
 	const stored = records.map((record) =>
 		storedItem(
 			record,
@@ -104,18 +105,13 @@ export async function pauseUntilWebhook(
 	// n8n saves this stack entry with the waiting execution: every resume request reads it, and if n8n's own
 	// timeout ends the wait it hands these items on as they are.
 	context.getExecuteData().data = { main: [stored] };
-	await context.putExecutionToWait(new Date(deadlineAtMs + backstopMs));
+	await context.putExecutionToWait(new Date(pauseTimes(records).waitTillMs));
 	const credentials = await context.getCredentials(CREDENTIAL_TYPE);
-	startWatcher({
-		ledger: ledgerOf(context.getExecutionId(), deadlineAtMs + 2 * backstopMs),
-		resumeUrl: pause.resume_url,
-		deadlineAtMs,
-		lastTryAtMs: deadlineAtMs + lastTryMs,
-		firstInMs: FIRST_CHECK_MS,
-		seenWaiting: false,
+	watchPause({
+		ledger: ledgerOf(context.getExecutionId(), pauseTimes(records).forgetAtMs),
+		records,
+		role: 'pauser',
 		signingSecret: String(credentials.signingSecret).trim(),
-		// The helper alone (a plain function in n8n-core), not the context: the watcher outlives the request and must
-		// not keep its items alive.
 		httpRequest: context.helpers.httpRequest,
 		logger: context.logger,
 	});

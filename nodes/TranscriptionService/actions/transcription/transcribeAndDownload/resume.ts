@@ -38,14 +38,8 @@ import { readPause, storedError, type PauseRecord } from './pause-record';
 import { collectResults } from './results';
 import { readOptions } from './parameters';
 import { verifiedRequest } from './verified-request';
-import {
-	deadlineTimings,
-	CHECK_ANSWER_KEY,
-	DEADLINE_SKEW_MS,
-	LATER_FIRST_CHECK_MS,
-	startWatcher,
-	type CheckAnswer,
-} from './watcher';
+import { CHECK_LIMITS, DEADLINE_SKEW_MS, EVENT_LIMITS, pauseTimes } from './timing';
+import { CHECK_ANSWER_KEY, watchPause, type CheckAnswer } from './watcher';
 
 /**
  * Status reads before an answer must be quick (the service counts an answer after 10 s as failed): two attempts,
@@ -59,18 +53,6 @@ const ANSWER_READ_POLICY: RetryPolicy = {
 	rateLimitJitterMs: 100,
 	attemptTimeoutMs: 3000,
 };
-/**
- * From its arrival (waiting behind this execution's other requests included): how long an event's reads may go on,
- * and by when its answer must go out for it to claim the resume. An answer after the service stopped waiting (10 s)
- * counts as failed, and the event's next delivery, perhaps to another process, would resume the execution again.
- */
-const EVENT_LIMITS = { readsMs: 5_000, claimMs: 8_000 };
-/**
- * A check is this pack's own request: its reads may take longer (the deadline check reads every pending job), and the
- * watcher waits 120 s for its answer.
- */
-const CHECK_LIMITS = { readsMs: 60_000, claimMs: 100_000 };
-
 type Answer = (status: number, body: IDataObject) => void;
 /** An answer that is the same for an event and a check; a check's also says `outcome` (CHECK_ANSWER_KEY). */
 type Reply = (status: number, body: IDataObject, outcome: CheckAnswer) => void;
@@ -131,7 +113,7 @@ async function handleRequest(
 		return { noWebhookResponse: true };
 	}
 
-	const ledger = ledgerOf(executionId, deadlineAtMs + 2 * deadlineTimings(records).backstopMs);
+	const ledger = ledgerOf(executionId, pauseTimes(records).forgetAtMs);
 	const decided = await serialised(
 		ledger,
 		async () => await decide(context, records, ledger, request, receivedAtMs),
@@ -249,17 +231,11 @@ async function watchFromHere(
 ): Promise<void> {
 	if (ledger.watcher) return;
 	const [signingSecret] = await signingSecrets(context);
-	const deadlineAtMs = Date.parse(records[0].deadline_at);
-	startWatcher({
+	watchPause({
 		ledger,
-		resumeUrl: records[0].resume_url,
-		deadlineAtMs,
-		lastTryAtMs: deadlineAtMs + deadlineTimings(records).lastTryMs,
-		firstInMs: LATER_FIRST_CHECK_MS,
-		seenWaiting: true,
+		records,
+		role: 'answerer',
 		signingSecret: signingSecret.trim(),
-		// The helper alone (a plain function in n8n-core), not the context: the watcher outlives the request and must
-		// not keep its items alive.
 		httpRequest: context.helpers.httpRequest,
 		logger: context.logger,
 	});

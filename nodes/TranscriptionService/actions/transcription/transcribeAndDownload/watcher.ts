@@ -13,36 +13,21 @@ import type { IHttpRequestOptions, Logger } from 'n8n-workflow';
 
 import { buildPauseCheck } from '../../../../../src/webhooks';
 import { abortableSleep } from '../../../../shared/abortable-sleep';
-import { SETTLE_MS, SETTLE_PER_DOWNLOAD_MS } from './decision';
 import { forgetLedger, isKept, type Ledger } from './ledger';
 import type { PauseRecord } from './pause-record';
+import {
+	CHECK_TIMEOUT_MS,
+	checkTimes,
+	pauseTimes,
+	RETRY_FIRST_MS,
+	RETRY_MAX_MS,
+	SAVED_WITHIN_MS,
+	WATCHER_ROLES,
+	type WatcherRole,
+} from './timing';
 
-/** The pauser's first check: late enough for n8n to have saved the execution as waiting. */
-export const FIRST_CHECK_MS = 5_000;
-/** A process that only answered a request checks later: the events it expects usually come first. */
-export const LATER_FIRST_CHECK_MS = 60_000;
-const GROWTH = 3;
-export const MAX_CHECK_INTERVAL_MS = 30 * 60 * 1000;
-/** n8n's own timeout comes at least this long after Max Wait. */
-const MIN_BACKSTOP_MS = 10 * 60 * 1000;
-/** After Max Wait the deadline check is tried this long at least (a redeploy's worth), more for a larger batch. */
-const DEADLINE_TRIES_MS = 7 * 60 * 1000;
-/** …and the collection a last try may start gets this long at least before n8n's own timeout. */
-const COLLECTION_MS = 60 * 1000;
-/** The requests a batch makes after Max Wait, timed at the lowest tier's rate, twice over (others share the account). */
-const REQUEST_MARGIN = 2;
-/** A check this close to Max Wait is taken as the deadline check (processes' clocks differ a little). */
-export const DEADLINE_SKEW_MS = 5_000;
-const DEADLINE_RETRY_MS = 30_000;
-/** A check this node did not answer is tried again after this long, doubling up to RETRY_MAX_MS. */
-const RETRY_FIRST_MS = 5_000;
-const RETRY_MAX_MS = 60_000;
 /** Unanswered checks in a row before the log says so, once per watcher (one is a blip). */
 const WARN_AFTER_UNANSWERED = 3;
-/** n8n saves a paused execution within seconds: its "not waiting" this long after the watcher started is final. */
-const SAVED_WITHIN_MS = 60_000;
-/** The node reads every pending job before answering a deadline check. */
-const CHECK_TIMEOUT_MS = 120_000;
 /** A timer waits at most 2^31 − 1 ms (about 24.8 days); a longer wait sleeps in parts. */
 const MAX_SLEEP_MS = 24 * 60 * 60 * 1000;
 
@@ -72,60 +57,6 @@ const CHECK_ANSWERS: ReadonlySet<string> = new Set<CheckAnswer>([
 	'failed',
 ]);
 
-/** Timed from Max Wait: the deadline check's last try, and n8n's own timeout (whole minutes, for its description). */
-export interface DeadlineTimings {
-	lastTryMs: number;
-	backstopMs: number;
-}
-
-/**
- * Scaled with the batch at the lowest tier's rate (30 requests a minute: SETTLE_PER_DOWNLOAD_MS each), with margin:
- * the tries read every job once and may leave a recent end to its event for as long as a check does (SETTLE_MS plus
- * one request per artifact); after the last try, its collection reads the jobs only events told of and downloads
- * every artifact before n8n's own timeout. 10 minutes for small batches, about an hour for 100 items × 4 formats.
- */
-export function deadlineTimings(records: readonly PauseRecord[]): DeadlineTimings {
-	const jobs = records.filter((record) => record.job_id !== undefined);
-	const downloads = jobs.reduce((sum, record) => sum + record.formats.length, 0);
-	const tries =
-		DEADLINE_TRIES_MS +
-		REQUEST_MARGIN * jobs.length * SETTLE_PER_DOWNLOAD_MS +
-		SETTLE_MS +
-		downloads * SETTLE_PER_DOWNLOAD_MS;
-	const collection =
-		COLLECTION_MS + REQUEST_MARGIN * (jobs.length + downloads) * SETTLE_PER_DOWNLOAD_MS;
-	const backstopMs = Math.max(MIN_BACKSTOP_MS, Math.ceil((tries + collection) / 60_000) * 60_000);
-	return { lastTryMs: backstopMs - collection, backstopMs };
-}
-
-/**
- * When to check (ms since the epoch): first after `firstInMs`, then at intervals growing ×3 up to
- * MAX_CHECK_INTERVAL_MS, none within DEADLINE_SKEW_MS before the deadline; then the deadline check, and its retries
- * until `lastTryAtMs` (deadlineTimings).
- */
-export function checkTimes(args: {
-	startMs: number;
-	firstInMs: number;
-	deadlineAtMs: number;
-	lastTryAtMs: number;
-}): number[] {
-	const times: number[] = [];
-	let interval = args.firstInMs;
-	for (let at = args.startMs + interval; at < args.deadlineAtMs - DEADLINE_SKEW_MS;) {
-		times.push(at);
-		interval = Math.min(interval * GROWTH, MAX_CHECK_INTERVAL_MS);
-		at += interval;
-	}
-	for (
-		let at = Math.max(args.deadlineAtMs, args.startMs);
-		at <= args.lastTryAtMs;
-		at += DEADLINE_RETRY_MS
-	) {
-		times.push(at);
-	}
-	return times;
-}
-
 export interface WatcherSetup {
 	ledger: Ledger;
 	resumeUrl: string;
@@ -138,6 +69,32 @@ export interface WatcherSetup {
 	signingSecret: string;
 	httpRequest: (options: IHttpRequestOptions) => Promise<unknown>;
 	logger: Logger;
+}
+
+/**
+ * Starts this process's watcher of a pause (unless it has one), in its role: the process that paused the execution, or
+ * one that answered a request for it without resuming. `httpRequest` is n8n-core's helper alone, not the context: the
+ * watcher outlives the request and must not keep its items alive.
+ */
+export function watchPause(args: {
+	ledger: Ledger;
+	records: readonly PauseRecord[];
+	role: WatcherRole;
+	signingSecret: string;
+	httpRequest: WatcherSetup['httpRequest'];
+	logger: Logger;
+}): void {
+	const { deadlineAtMs, lastTryAtMs } = pauseTimes(args.records);
+	startWatcher({
+		ledger: args.ledger,
+		resumeUrl: args.records[0].resume_url,
+		deadlineAtMs,
+		lastTryAtMs,
+		...WATCHER_ROLES[args.role],
+		signingSecret: args.signingSecret,
+		httpRequest: args.httpRequest,
+		logger: args.logger,
+	});
 }
 
 /**

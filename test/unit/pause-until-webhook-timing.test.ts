@@ -1,0 +1,82 @@
+// Pause Until Webhook's timing rules (timing.ts) hold only together: a change to one that breaks the rule it shares
+// with another fails here at once.
+import type { PauseRecord } from '../../nodes/TranscriptionService/actions/transcription/transcribeAndDownload/pause-record';
+import {
+	CHECK_LIMITS,
+	CHECK_TIMEOUT_MS,
+	COLLECTION_MS,
+	DEADLINE_RETRY_MS,
+	EVENT_LIMITS,
+	FIRST_CHECK_MS,
+	LATER_FIRST_CHECK_MS,
+	MAX_CHECK_INTERVAL_MS,
+	MIN_BACKSTOP_MS,
+	pauseTimes,
+	RETRY_FIRST_MS,
+	RETRY_MAX_MS,
+	SAVED_WITHIN_MS,
+	SERVICE_WAITS_MS,
+	WATCHER_ROLES,
+} from '../../nodes/TranscriptionService/actions/transcription/transcribeAndDownload/timing';
+
+const DEADLINE = '2026-11-25T10:30:00.000Z';
+/** `items` records with `formats` each, every one with a job. */
+const batch = (items: number, formats: PauseRecord['formats']): PauseRecord[] =>
+	Array.from({ length: items }, (_, item) => ({
+		node_id: 'node-1',
+		item,
+		formats,
+		resume_url: 'https://n8n.example.com/webhook-waiting/4711',
+		deadline_at: DEADLINE,
+		paused_at: '2026-11-25T10:00:00.000Z',
+		job_id: `job_${item}`,
+		upload_id: `upl_${item}`,
+		status: 'queued',
+	}));
+const BATCHES = [
+	batch(1, ['srt']),
+	batch(10, ['srt', 'txt']),
+	batch(100, ['srt', 'txt', 'pdf', 'docx']),
+	batch(1000, ['srt', 'txt', 'pdf', 'docx']),
+];
+
+describe('a request claims the resume only while its sender still waits for the answer', () => {
+	it("an event: its reads stop, then its answer goes out, before the service's 10 s", () => {
+		expect(EVENT_LIMITS.readsMs).toBeLessThan(EVENT_LIMITS.claimMs);
+		expect(EVENT_LIMITS.claimMs).toBeLessThan(SERVICE_WAITS_MS);
+	});
+
+	it("a check: its reads stop, then its answer goes out, before the watcher's 120 s", () => {
+		expect(CHECK_LIMITS.readsMs).toBeLessThan(CHECK_LIMITS.claimMs);
+		expect(CHECK_LIMITS.claimMs).toBeLessThan(CHECK_TIMEOUT_MS);
+	});
+});
+
+describe("the watcher's schedule", () => {
+	it('the first check may meet the execution still being saved: a "not waiting" then is not final', () => {
+		expect(FIRST_CHECK_MS).toBeLessThan(SAVED_WITHIN_MS);
+		expect(WATCHER_ROLES.pauser.firstInMs).toBe(FIRST_CHECK_MS);
+		expect(WATCHER_ROLES.answerer.firstInMs).toBe(LATER_FIRST_CHECK_MS);
+	});
+
+	it('a check left unanswered is tried again sooner than the next scheduled one could come', () => {
+		expect(RETRY_FIRST_MS).toBeLessThanOrEqual(RETRY_MAX_MS);
+		expect(RETRY_MAX_MS).toBeLessThanOrEqual(MAX_CHECK_INTERVAL_MS);
+	});
+});
+
+describe('after Max Wait, for batches of 1 to 1,000 items', () => {
+	it.each(BATCHES.map((records) => [records.length, records] as const))(
+		"%i items: the tries, then the last try's collection, then n8n's own timeout, then the ledger is forgotten",
+		(_items, records) => {
+			const times = pauseTimes(records);
+			expect(times.deadlineAtMs).toBe(Date.parse(DEADLINE));
+			// The deadline check is tried a few times at least before its last try.
+			expect(times.lastTryAtMs - times.deadlineAtMs).toBeGreaterThanOrEqual(2 * DEADLINE_RETRY_MS);
+			expect(times.waitTillMs - times.lastTryAtMs).toBeGreaterThanOrEqual(COLLECTION_MS);
+			expect(times.waitTillMs - times.deadlineAtMs).toBeGreaterThanOrEqual(MIN_BACKSTOP_MS);
+			// A request may reach a process until n8n's own timeout: it keeps what it knows until then at least.
+			expect(times.forgetAtMs).toBeGreaterThan(times.waitTillMs);
+		},
+	);
+});
