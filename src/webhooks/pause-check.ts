@@ -1,12 +1,14 @@
 // Pause checks: the signed POST the pack sends to its own paused execution's resume URL, asking the node to read the
-// jobs it has not heard of (a completion event may have been lost). Signed with the account's signing secret like the
-// service's events, but over another string and under other headers, so a check is never taken for an event, nor an
-// event for a check; the signature binds the execution id, so a check for one execution is refused by every other.
+// jobs it has not heard of (a completion event may have been lost). A check is the node talking to itself, so it is
+// signed with a key of the pause that only n8n holds (drawn at the pause and stored with the paused execution), never
+// with the service's signing secret: rotating that secret cannot strand a paused execution. The signature is HMAC like
+// the service's events, but over another string and under other headers, so a check is never taken for an event, nor
+// an event for a check; it binds the execution id, so a check for one execution is refused by every other.
 //
 //   signed string:  "pause-check." + timestamp + "." + execution id + "." + body
 //   headers:        X-Pause-Check-Timestamp (Unix seconds), X-Pause-Check-Signature ("v1=" + lowercase hex HMAC-SHA-256)
 //
-// Tolerance and secret handling are the events' (signature.ts): ±300 s, current or previous secret.
+// Tolerance is the events' (signature.ts): ±300 s.
 
 import { createHmac } from 'crypto';
 
@@ -30,21 +32,21 @@ export interface PauseCheckBody {
 	execution_id: string;
 }
 
-/** HMAC-SHA-256(secret, "pause-check.<timestamp>.<executionId>." + body), over the body's bytes as given. */
+/** HMAC-SHA-256(key, "pause-check.<timestamp>.<executionId>." + body), over the body's bytes as given. */
 export function pauseCheckDigest(
-	secret: string,
+	key: string,
 	timestamp: string,
 	executionId: string,
 	body: Uint8Array | string,
 ): Buffer {
-	return createHmac('sha256', secret)
+	return createHmac('sha256', key)
 		.update(`${SIGNED_STRING_PREFIX}${timestamp}.${executionId}.`)
 		.update(body)
 		.digest();
 }
 
-/** The body and headers of one check of `executionId`, signed at `timestamp` (Unix seconds). */
-export function buildPauseCheck(args: { secret: string; executionId: string; timestamp: number }): {
+/** The body and headers of one check of `executionId`, signed with the pause's `key` at `timestamp` (Unix seconds). */
+export function buildPauseCheck(args: { key: string; executionId: string; timestamp: number }): {
 	body: string;
 	headers: Record<string, string>;
 } {
@@ -55,7 +57,7 @@ export function buildPauseCheck(args: { secret: string; executionId: string; tim
 		);
 	}
 	const body = JSON.stringify({ execution_id: args.executionId } satisfies PauseCheckBody);
-	const digest = pauseCheckDigest(args.secret.trim(), timestamp, args.executionId, body);
+	const digest = pauseCheckDigest(args.key, timestamp, args.executionId, body);
 	return {
 		body,
 		headers: {
@@ -79,15 +81,16 @@ export type VerifyPauseCheckResult =
 	{ ok: true } | { ok: false; reason: PauseCheckFailureReason; message: string };
 
 /**
- * Checks a request against the raw bytes received: the check headers only (none of the service's), a signature over
- * this execution's id, and a body naming this execution. Never throws.
+ * Checks a request against the raw bytes received: the check headers only (none of the service's), a signature with
+ * the pause's key over this execution's id, and a body naming this execution. Never throws.
  */
 export function verifyPauseCheck(input: {
 	rawBody: Uint8Array | string;
 	headers: IncomingHeaders;
 	/** The execution whose resume URL received the request. */
 	executionId: string;
-	secrets: ReadonlyArray<string>;
+	/** The key of the pause, as stored with the paused execution. */
+	key: string;
 	toleranceSeconds?: number;
 	/** Unix seconds; default current time. */
 	now?: number;
@@ -106,13 +109,16 @@ export function verifyPauseCheck(input: {
 		names: PAUSE_CHECK_HEADER_NAMES,
 		timestampHeader: readHeader(input.headers, PAUSE_CHECK_HEADER_NAMES.timestamp),
 		signatureHeader: readHeader(input.headers, PAUSE_CHECK_HEADER_NAMES.signature),
-		secrets: input.secrets,
+		secrets: [input.key],
 		toleranceSeconds: input.toleranceSeconds ?? DEFAULT_TOLERANCE_SECONDS,
 		now: input.now,
-		digest: (secret, timestamp) =>
-			pauseCheckDigest(secret, timestamp, input.executionId, input.rawBody),
+		digest: (key, timestamp) => pauseCheckDigest(key, timestamp, input.executionId, input.rawBody),
 	});
-	if (!verified.ok) return verified;
+	if (!verified.ok) {
+		return verified.reason === 'signature_mismatch'
+			? { ...verified, message: "The check is not signed with this paused execution's key" }
+			: verified;
+	}
 	if (bodyExecutionId(input.rawBody) !== input.executionId) {
 		return {
 			ok: false,

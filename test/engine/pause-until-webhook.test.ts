@@ -386,6 +386,36 @@ describe('when Max Wait runs out: the deadline check', () => {
 	});
 });
 
+describe("the checks are the node's own: they do not depend on the service's signing secret", () => {
+	it('the signing secret rotated mid-pause, the credential updated and its previous secret cleared: the deadline check still resumes, with the transcript of the job that completed', async () => {
+		const maxWaitSeconds = 12;
+		const { run, accountId, jobIds } = await pauseHeld({
+			parameters: transcribe('pauseUntilWebhook', { options: { maxWaitSeconds } }),
+			input: await mediaItems(FILES.slice(0, 2)),
+		});
+		await env.admin.completeJob(jobIds[0]);
+		await until('the first event answered', () =>
+			eventCalls(run).find((call) => call.status === 200),
+		);
+		// Rotation: the service signs with the new secret at once; the user updates the credential and, as its help
+		// says once rotation is done, clears Previous Signing Secret.
+		const rotated = `whsec_rotated_${Date.now()}`;
+		await env.admin.updateAccount(accountId, { signing_secret: rotated });
+		run.updateCredentials({ signingSecret: rotated, previousSigningSecret: '' });
+
+		await within(run.finished(), 60_000);
+		expect(run.errors).toEqual([]);
+		const checks = run.calls.filter((call) => call.kind === 'check');
+		expect(checks.filter((call) => call.status === 401)).toEqual([]);
+		expect(run.calls.find((call) => call.resumed)).toMatchObject({ kind: 'check', status: 200 });
+		const [completed, running] = run.output();
+		expect([completed.json.job_id, completed.json.status]).toEqual([jobIds[0], 'completed']);
+		expect(Object.keys(completed.binary ?? {}).sort()).toEqual(['srt', 'txt']);
+		expect(running.json.error).toMatchObject({ code: 'max_wait_exceeded', job_id: jobIds[1] });
+		await env.admin.releaseJob(jobIds[1]);
+	}, 90_000);
+});
+
 describe('the deadline check of a large batch under the rate limit', () => {
 	afterEach(async () => {
 		await env.admin.setRateLimits(DEFAULT_RATE_LIMITS);
@@ -776,7 +806,7 @@ describe('the watcher: a completion event that never reaches the node', () => {
 	);
 
 	itOnProjectN8nOnly(
-		"keeps checking through a redeploy — n8n starting up, the node unable to verify, a load balancer's 503 — and resumes once n8n is back",
+		"keeps checking through a redeploy — n8n starting up, the node unable to read its credential, a load balancer's 503 — and resumes once n8n is back",
 		async () => {
 			const { run, jobIds } = await pauseHeld({
 				parameters: transcribe('pauseUntilWebhook'),

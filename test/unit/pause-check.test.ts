@@ -15,7 +15,7 @@ import { buildSignedDelivery } from '../../src/service';
 
 interface CheckVector {
 	name: string;
-	secret: string;
+	key: string;
 	timestamp: number;
 	execution_id: string;
 	body: string;
@@ -23,7 +23,7 @@ interface CheckVector {
 }
 const fixture = JSON.parse(
 	readFileSync(join(__dirname, '../support/fixtures/pause-check-vectors.json'), 'utf8'),
-) as { secret: string; vectors: CheckVector[] };
+) as { key: string; vectors: CheckVector[] };
 const [vector] = fixture.vectors;
 
 const checkHeaders = (timestamp: number | string, signature: string) => ({
@@ -37,7 +37,7 @@ function verifyVector(overrides: Partial<Parameters<typeof verifyPauseCheck>[0]>
 		rawBody: Buffer.from(vector.body, 'utf8'),
 		headers: checkHeaders(vector.timestamp, vector.signature),
 		executionId: vector.execution_id,
-		secrets: [vector.secret],
+		key: vector.key,
 		now: vector.timestamp,
 		...overrides,
 	});
@@ -48,7 +48,7 @@ describe('buildPauseCheck', () => {
 		'signs %s exactly as the independent vector',
 		(_name, entry) => {
 			const built = buildPauseCheck({
-				secret: entry.secret,
+				key: entry.key,
 				executionId: entry.execution_id,
 				timestamp: entry.timestamp,
 			});
@@ -62,7 +62,7 @@ describe('buildPauseCheck', () => {
 	);
 
 	it('refuses a timestamp that is not whole Unix seconds', () => {
-		expect(() => buildPauseCheck({ secret: 's', executionId: '1', timestamp: 1.5 })).toThrow(
+		expect(() => buildPauseCheck({ key: 'k', executionId: '1', timestamp: 1.5 })).toThrow(
 			RangeError,
 		);
 	});
@@ -70,7 +70,7 @@ describe('buildPauseCheck', () => {
 
 describe('verifyPauseCheck', () => {
 	it.each(fixture.vectors.map((entry) => [entry.name, entry] as const))(
-		'accepts the vector "%s" with its secret, also as the previous one',
+		'accepts the vector "%s" with its key, and with no other',
 		(_name, entry) => {
 			const input = {
 				rawBody: entry.body,
@@ -78,9 +78,11 @@ describe('verifyPauseCheck', () => {
 				executionId: entry.execution_id,
 				now: entry.timestamp,
 			};
-			expect(verifyPauseCheck({ ...input, secrets: [entry.secret] })).toEqual({ ok: true });
-			expect(verifyPauseCheck({ ...input, secrets: ['', 'whsec_new', entry.secret] })).toEqual({
-				ok: true,
+			expect(verifyPauseCheck({ ...input, key: entry.key })).toEqual({ ok: true });
+			expect(verifyPauseCheck({ ...input, key: `${entry.key.slice(1)}0` })).toEqual({
+				ok: false,
+				reason: 'signature_mismatch',
+				message: "The check is not signed with this paused execution's key",
 			});
 		},
 	);
@@ -94,7 +96,7 @@ describe('verifyPauseCheck', () => {
 
 	it('refuses a body that names another execution, even when signed for this one', () => {
 		const body = JSON.stringify({ execution_id: 'another' });
-		const signed = buildPauseCheck({ secret: vector.secret, executionId: 'another', timestamp: 1 });
+		const signed = buildPauseCheck({ key: vector.key, executionId: 'another', timestamp: 1 });
 		const forThisExecution = verifyPauseCheck({
 			rawBody: body,
 			headers: {
@@ -102,17 +104,17 @@ describe('verifyPauseCheck', () => {
 				'x-pause-check-signature': signed.headers[PAUSE_CHECK_HEADER_NAMES.signature],
 			},
 			executionId: 'this-one',
-			secrets: [vector.secret],
+			key: vector.key,
 			now: 1,
 		});
 		expect(forThisExecution).toMatchObject({ ok: false, reason: 'signature_mismatch' });
 	});
 
-	it('refuses a tampered body, another secret, and a timestamp beyond ±300 s either way', () => {
+	it("refuses a tampered body, another pause's key, and a timestamp beyond ±300 s either way", () => {
 		expect(verifyVector({ rawBody: vector.body.replace('}', ' }') })).toMatchObject({
 			reason: 'signature_mismatch',
 		});
-		expect(verifyVector({ secrets: ['whsec_other'] })).toMatchObject({
+		expect(verifyVector({ key: fixture.vectors[2].key })).toMatchObject({
 			reason: 'signature_mismatch',
 		});
 		expect(verifyVector({ now: vector.timestamp + 300 })).toEqual({ ok: true });
@@ -148,8 +150,9 @@ describe('a check is never taken for an event, nor an event for a check', () => 
 		created_at: '2026-08-14T09:30:12Z',
 		links: { self: 'https://x.example/j', artifact: 'https://x.example/j/artifact' },
 	};
+	// The service's event signed with the very same string as key: still no check.
 	const event = buildSignedDelivery({
-		secret: vector.secret,
+		secret: vector.key,
 		timestamp: vector.timestamp,
 		event: completed,
 	});
@@ -183,7 +186,7 @@ describe('a check is never taken for an event, nor an event for a check', () => 
 					'X-Service-Timestamp': String(vector.timestamp),
 					'X-Service-Signature': vector.signature,
 				},
-				secrets: [vector.secret],
+				secrets: [vector.key],
 				now: vector.timestamp,
 			}),
 		).toMatchObject({ ok: false, reason: 'signature_mismatch' });

@@ -47,6 +47,7 @@ const PAUSE = {
 	resume_url: 'https://n8n.example.com/webhook-waiting/4711?signature=abc',
 	deadline_at: '2026-11-25T10:30:00.000Z',
 	paused_at: '2026-11-25T10:00:00.000Z',
+	check_key: 'c0ffee'.repeat(10) + 'c0de',
 };
 const record = (item: number, jobId?: string, status = 'queued'): PauseRecord => ({
 	...PAUSE,
@@ -108,6 +109,7 @@ describe('the stored items', () => {
 		expect(broken({ formats: ['exe' as never] })).toBeUndefined();
 		expect(broken({ deadline_at: 'soon' })).toBeUndefined();
 		expect(broken({ paused_at: undefined as never })).toBeUndefined();
+		expect(broken({ check_key: 'not hex' })).toBeUndefined();
 		expect(broken({ resume_url: undefined as never })).toBeUndefined();
 	});
 });
@@ -359,7 +361,7 @@ describe('the ledger of a paused execution in one process', () => {
 			lastTryAtMs: Date.now() + 3 * HOUR,
 			firstInMs,
 			seenWaiting: true,
-			signingSecret: 'whsec_unit',
+			checkKey: PAUSE.check_key,
 			httpRequest,
 			logger: quiet,
 		});

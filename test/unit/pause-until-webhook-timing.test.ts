@@ -29,6 +29,7 @@ const batch = (items: number, formats: PauseRecord['formats']): PauseRecord[] =>
 		resume_url: 'https://n8n.example.com/webhook-waiting/4711',
 		deadline_at: DEADLINE,
 		paused_at: '2026-11-25T10:00:00.000Z',
+		check_key: 'c0ffee'.repeat(10) + 'c0de',
 		job_id: `job_${item}`,
 		upload_id: `upl_${item}`,
 		status: 'queued',

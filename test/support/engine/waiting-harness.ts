@@ -128,6 +128,8 @@ export class PausedRun {
 	private constructor(
 		private readonly options: PausedRunOptions,
 		private readonly nodeTypes: PackageNodeTypes,
+		/** The decrypted credentials every process is handed (one n8n database): editing them edits the credential. */
+		private readonly credentialFields: ReturnType<typeof fixtureCredentials>,
 		private readonly credentialsHelper: FixtureCredentialsHelper,
 		private readonly server: Server,
 		readonly origin: string,
@@ -165,10 +167,12 @@ export class PausedRun {
 		const frontDoor = options.frontDoor ? await WebhookRouter.start(own, [own]) : undefined;
 		if (frontDoor && typeof options.frontDoor === 'function') options.frontDoor(frontDoor);
 		const origin = frontDoor?.baseUrl ?? `http://127.0.0.1:${own.port}`;
+		const credentialFields = fixtureCredentials(options.credentials);
 		const run = new PausedRun(
 			options,
 			nodeTypes,
-			new FixtureCredentialsHelper(loader, fixtureCredentials(options.credentials)),
+			credentialFields,
+			new FixtureCredentialsHelper(loader, credentialFields),
 			server,
 			origin,
 			{
@@ -239,6 +243,11 @@ export class PausedRun {
 		if (!copy) throw new Error(`The run has no processor ${process}`);
 		copy.forgetLedger?.(this.executionId);
 		this.processors[process] = this.loadCopy();
+	}
+
+	/** The user edits the credential mid-wait (e.g. a rotated signing secret): every later request reads the new one. */
+	updateCredentials(fields: Partial<TestCredentials>): void {
+		Object.assign(this.credentialFields[CREDENTIAL_TYPE], fields);
 	}
 
 	/** Every process of the run restarts (see `restart`). */

@@ -20,7 +20,7 @@ import type { ItemOutcome } from '../../../helpers/item-loop';
 import { maxWaitExceededError } from './job-errors';
 import { ledgerOf } from './ledger';
 import { readOptions, readParameters } from './parameters';
-import { storedItem, type PauseRecord } from './pause-record';
+import { newCheckKey, storedItem, type PauseRecord } from './pause-record';
 import { collectResults } from './results';
 import { startJob } from './start-job';
 import { deadlineTimings, pauseTimes } from './timing';
@@ -74,6 +74,7 @@ export async function pauseUntilWebhook(
 		resume_url: resumeUrlOf(context),
 		deadline_at: new Date(deadlineAtMs).toISOString(),
 		paused_at: new Date(pausedAtMs).toISOString(),
+		check_key: newCheckKey(),
 	};
 	const failures = new Map<number, ItemError>();
 	const records: PauseRecord[] = outcomes.map((outcome, item) => {
@@ -106,12 +107,10 @@ export async function pauseUntilWebhook(
 	// timeout ends the wait it hands these items on as they are.
 	context.getExecuteData().data = { main: [stored] };
 	await context.putExecutionToWait(new Date(pauseTimes(records).waitTillMs));
-	const credentials = await context.getCredentials(CREDENTIAL_TYPE);
 	watchPause({
 		ledger: ledgerOf(context.getExecutionId(), pauseTimes(records).forgetAtMs),
 		records,
 		role: 'pauser',
-		signingSecret: String(credentials.signingSecret).trim(),
 		httpRequest: context.helpers.httpRequest,
 		logger: context.logger,
 	});

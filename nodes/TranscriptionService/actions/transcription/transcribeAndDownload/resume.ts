@@ -23,7 +23,7 @@ import type { RetryPolicy } from '../../../../../src/client';
 import { isPauseCheck } from '../../../../../src/webhooks';
 import type { ItemError } from '../../../../shared/errors';
 import { TranscriptionServiceClient } from '../../../../shared/transport';
-import { signingSecrets } from '../../../../shared/webhook-request';
+import { CREDENTIAL_TYPE } from '../../../../shared/credentials';
 import {
 	hearEvent,
 	jobsToRead,
@@ -83,7 +83,9 @@ async function handleRequest(
 	receivedAtMs: number,
 ): Promise<IWebhookResponseData> {
 	const executionId = context.getExecutionId() as string;
-	const verified = await verifiedRequest(context, executionId);
+	const stored = context.evaluateExpression('{{ $input.all() }}') as INodeExecutionData[];
+	const records = readPause(stored, context.getNode().id);
+	const verified = await verifiedRequest(context, executionId, records);
 	if ('rejection' in verified) {
 		context.logger.warn(
 			`Transcription Service refused a resume request (${verified.rejection.status}): ${verified.rejection.message}`,
@@ -93,13 +95,13 @@ async function handleRequest(
 	}
 	const reply: Reply =
 		verified.kind === 'check' ? checkAnswer(answer) : (status, body) => answer(status, body);
-
-	const stored = context.evaluateExpression('{{ $input.all() }}') as INodeExecutionData[];
-	const records = readPause(stored, context.getNode().id);
 	if (!records) {
 		reply(409, { error: 'not_paused' }, 'not_paused');
 		return { noWebhookResponse: true };
 	}
+	// A check is verified without the credential, but its reads and the collection need it: a process that cannot read
+	// it (n8n unable to decrypt it) fails here, answering 500, before it claims anything.
+	if (verified.kind === 'check') await context.getCredentials(CREDENTIAL_TYPE);
 	const deadlineAtMs = Date.parse(records[0].deadline_at);
 	const request: PauseRequest =
 		verified.kind === 'check'
@@ -134,7 +136,7 @@ async function handleRequest(
 			const until = new Date(decided.verdict.untilMs).toISOString();
 			reply(200, { received: true, settling_until: until }, 'waiting');
 		}
-		await watchFromHere(context, ledger, records);
+		watchFromHere(context, ledger, records);
 		return { noWebhookResponse: true };
 	}
 
@@ -224,18 +226,15 @@ async function resume(
 }
 
 /** This process answered without resuming: it watches the execution too, in case the one that paused it is gone. */
-async function watchFromHere(
+function watchFromHere(
 	context: IWebhookFunctions,
 	ledger: Ledger,
 	records: readonly PauseRecord[],
-): Promise<void> {
-	if (ledger.watcher) return;
-	const [signingSecret] = await signingSecrets(context);
+): void {
 	watchPause({
 		ledger,
 		records,
 		role: 'answerer',
-		signingSecret: signingSecret.trim(),
 		httpRequest: context.helpers.httpRequest,
 		logger: context.logger,
 	});

@@ -1,5 +1,5 @@
-// The safety net of a pause: a loop in an n8n process that sends the execution's resume URL a signed check now and
-// then, so a job whose completion event was lost (n8n down for all five deliveries, answered by n8n's "starting up",
+// The safety net of a pause: a loop in an n8n process that sends the execution's resume URL a check, signed with the
+// pause's own key, now and then, so a job whose completion event was lost (n8n down for all five deliveries, answered by n8n's "starting up",
 // refused with 409 before the execution was saved as waiting) still resumes it, and once at Max Wait the deadline
 // check, which resumes it whatever the jobs say. The process that paused the execution starts one right after the
 // pause; a process that answered a request for it without resuming starts one too, in case the first one restarted.
@@ -66,7 +66,8 @@ export interface WatcherSetup {
 	firstInMs: number;
 	/** This process already saw the execution waiting (a request reached it): n8n's 409 then means "resumed". */
 	seenWaiting: boolean;
-	signingSecret: string;
+	/** The pause's key (pause-record.ts), which signs its checks. */
+	checkKey: string;
 	httpRequest: (options: IHttpRequestOptions) => Promise<unknown>;
 	logger: Logger;
 }
@@ -80,7 +81,6 @@ export function watchPause(args: {
 	ledger: Ledger;
 	records: readonly PauseRecord[];
 	role: WatcherRole;
-	signingSecret: string;
 	httpRequest: WatcherSetup['httpRequest'];
 	logger: Logger;
 }): void {
@@ -91,7 +91,7 @@ export function watchPause(args: {
 		deadlineAtMs,
 		lastTryAtMs,
 		...WATCHER_ROLES[args.role],
-		signingSecret: args.signingSecret,
+		checkKey: args.records[0].check_key,
 		httpRequest: args.httpRequest,
 		logger: args.logger,
 	});
@@ -199,7 +199,7 @@ async function watch(setup: WatcherSetup, signal: AbortSignal): Promise<boolean>
 
 async function sendCheck(setup: WatcherSetup): Promise<{ outcome: CheckOutcome; detail: string }> {
 	const check = buildPauseCheck({
-		secret: setup.signingSecret,
+		key: setup.checkKey,
 		executionId: setup.ledger.executionId,
 		timestamp: Math.floor(Date.now() / 1000),
 	});
