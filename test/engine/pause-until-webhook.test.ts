@@ -911,6 +911,81 @@ describe('the watcher: a completion event that never reaches the node', () => {
 	);
 });
 
+describe('a batch whose jobs have all ended resumes within 2 minutes of the last end, whatever became of its events', () => {
+	/** A minute and a bit after the pause: past the watcher's first three checks (5 s, 20 s, 65 s). */
+	const LATE_MS = 67_000;
+
+	/** Pauses two items, completes the first job at once (its event arrives) and waits until LATE_MS after the pause. */
+	async function firstEndedThenLate() {
+		const { run, accountId, jobIds } = await pauseHeld({
+			parameters: transcribe('pauseUntilWebhook'),
+			input: await mediaItems(FILES.slice(0, 2)),
+		});
+		const pausedAtMs = Date.parse(
+			(run.storedItems()[0].json.error as { pause: { paused_at: string } }).pause.paused_at,
+		);
+		await env.admin.completeJob(jobIds[0]);
+		await until('the first event answered', () =>
+			eventCalls(run).find((call) => call.status === 200),
+		);
+		await until(
+			'late in the wait',
+			() => (Date.now() >= pausedAtMs + LATE_MS ? true : undefined),
+			90_000,
+		);
+		return { run, accountId, jobIds };
+	}
+
+	/** When the job ended, by the service's records. */
+	const endedAtMs = async (accountId: string, jobId: string) =>
+		Date.parse(
+			(await env.admin.records(accountId)).jobs.find((job) => job.job_id === jobId)!.updated_at,
+		);
+
+	itOnProjectN8nOnly(
+		'the last job is cancelled (the service sends no event for it): a check resumes, the item says job_cancelled',
+		async () => {
+			const { run, accountId, jobIds } = await firstEndedThenLate();
+			await env.admin.cancelJob(jobIds[1]);
+			const cancelledAtMs = await endedAtMs(accountId, jobIds[1]);
+
+			await within(run.finished(), 150_000);
+			expect(run.errors).toEqual([]);
+			const resumedBy = run.calls.find((call) => call.resumed)!;
+			expect(resumedBy.kind).toBe('check');
+			expect(resumedBy.receivedAtMs - cancelledAtMs).toBeLessThanOrEqual(120_000);
+			const [completed, cancelled] = run.output();
+			expect(completed.json.status).toBe('completed');
+			expect(cancelled.json.error).toMatchObject({
+				code: 'job_cancelled',
+				job_id: jobIds[1],
+				status: 'cancelled',
+			});
+		},
+		240_000,
+	);
+
+	itOnProjectN8nOnly(
+		"the last job's event is lost (n8n answered it with its own 200 while starting up): a check resumes",
+		async () => {
+			const { run, accountId, jobIds } = await firstEndedThenLate();
+			run.startingUp = true;
+			await env.admin.completeJob(jobIds[1]);
+			await eventsAnsweredByN8nStartingUp(jobIds);
+			run.startingUp = false;
+			const completedAtMs = await endedAtMs(accountId, jobIds[1]);
+
+			await within(run.finished(), 150_000);
+			expect(run.errors).toEqual([]);
+			const resumedBy = run.calls.find((call) => call.resumed)!;
+			expect(resumedBy.kind).toBe('check');
+			expect(resumedBy.receivedAtMs - completedAtMs).toBeLessThanOrEqual(120_000);
+			expect(run.output().map((item) => item.json.status)).toEqual(['completed', 'completed']);
+		},
+		240_000,
+	);
+});
+
 describe('a job that ended before the execution was saved waiting', () => {
 	it("is read by the next event, since n8n refused its own (409, 'running') and the service does not repeat a 409", async () => {
 		const { accountId, credentials } = await freshAccount();

@@ -30,12 +30,14 @@ import {
 	DEADLINE_SKEW_MS,
 	deadlineTimings,
 	MAX_CHECK_INTERVAL_MS,
+	MAX_SETTLE_MS,
 	SETTLE_MS,
 	SETTLE_PER_DOWNLOAD_MS,
 } from '../../nodes/TranscriptionService/actions/transcription/transcribeAndDownload/timing';
 import {
 	afterCheck,
 	checkOutcome,
+	recheckAtMs,
 	startWatcher,
 	type WatcherSetup,
 	type WatchState,
@@ -307,6 +309,16 @@ describe("a check that finds every job ended: it leaves a recent end to that job
 		);
 	});
 
+	it('a large batch settles 90 s at most: a lost last event holds it back no longer than that', () => {
+		const many = Array.from({ length: 100 }, (_, item) => ({
+			...record(item, `job_${item}`),
+			formats: ['srt', 'txt', 'pdf', 'docx'] as PauseRecord['formats'],
+		}));
+		const ledger = freshLedger();
+		for (const entry of many) learnSnapshot(ledger, snapshot(entry.job_id!, 'completed', 20));
+		expect(checkResumesFrom(many, ledger)).toBe(Date.parse(at(20)) + MAX_SETTLE_MS);
+	});
+
 	it('jobs that all ended before the pause hold nothing back: n8n refused their events while the execution ran', () => {
 		const ledger = ended(
 			['job_a', 'completed', 3],
@@ -450,14 +462,17 @@ describe('the ledger of a paused execution in one process', () => {
 });
 
 describe('the watcher', () => {
-	it('checks soon after the pause, then at intervals growing ×3, then at Max Wait and shortly after until the backstop', () => {
+	it('checks soon after the pause, then at intervals growing ×3 up to 90 s, then at Max Wait and shortly after until the backstop', () => {
 		const startMs = 0;
 		const deadlineAtMs = 30 * 60 * 1000;
 		const lastTryAtMs = deadlineAtMs + 8 * 60_000;
 		const times = checkTimes({ startMs, firstInMs: 5000, deadlineAtMs, lastTryAtMs });
 		const beforeDeadline = times.filter((time) => time < deadlineAtMs);
-		expect(beforeDeadline).toEqual([5_000, 20_000, 65_000, 200_000, 605_000]);
+		expect(beforeDeadline.slice(0, 5)).toEqual([5_000, 20_000, 65_000, 155_000, 245_000]);
+		const gaps = beforeDeadline.slice(3).map((time, index) => time - beforeDeadline[index + 2]);
+		expect(new Set(gaps)).toEqual(new Set([90_000]));
 		expect(beforeDeadline.at(-1)).toBeLessThan(deadlineAtMs - DEADLINE_SKEW_MS);
+		expect(beforeDeadline.at(-1)).toBeGreaterThanOrEqual(deadlineAtMs - DEADLINE_SKEW_MS - 90_000);
 		const fromDeadline = times.filter((time) => time >= deadlineAtMs);
 		expect(fromDeadline).toHaveLength(17);
 		expect(fromDeadline[0]).toBe(deadlineAtMs);
@@ -550,7 +565,7 @@ describe('the watcher', () => {
 				afterCheck(times, state, 'unreachable', 40_000),
 				afterCheck(times, state, 'unreachable', 65_000),
 				afterCheck(times, state, 'unreachable', 125_000),
-				afterCheck(times, state, 'unreachable', 185_000),
+				afterCheck(times, state, 'unreachable', 155_000),
 			];
 			expect(steps).toEqual([
 				next(10_000),
@@ -558,12 +573,33 @@ describe('the watcher', () => {
 				next(40_000, true),
 				next(65_000),
 				next(125_000),
-				next(185_000),
-				next(200_000),
+				next(155_000),
+				next(215_000),
 			]);
 			// An answer from the node: back on the schedule, and the next failure starts again at 5 s.
-			expect(afterCheck(times, state, 'waiting', 200_000)).toEqual(next(605_000));
-			expect(afterCheck(times, state, 'unreachable', 605_000)).toEqual(next(610_000));
+			expect(afterCheck(times, state, 'waiting', 215_000)).toEqual(next(245_000));
+			expect(afterCheck(times, state, 'unreachable', 245_000)).toEqual(next(250_000));
+		});
+
+		it("left to a recent end's event: checks again just after the settle; reads that failed: 30 s later, both never after the schedule", () => {
+			const state = watching(true);
+			const settling = (untilMs: number) => ({
+				received: true,
+				settling_until: new Date(untilMs).toISOString(),
+				pause_check: 'waiting',
+			});
+			const sooner = (outcome: 'waiting' | 'read_failed', body: unknown, nowMs: number) =>
+				afterCheck(times, state, outcome, nowMs, recheckAtMs(outcome, body, nowMs));
+			expect(recheckAtMs('waiting', settling(170_000), 155_000)).toBe(171_000);
+			expect(sooner('waiting', settling(170_000), 155_000)).toEqual(next(171_000));
+			// A settle longer than the schedule's next check: the schedule comes first.
+			expect(sooner('waiting', settling(300_000), 155_000)).toEqual(next(245_000));
+			expect(sooner('waiting', { received: true, waiting_for: 2 }, 155_000)).toEqual(next(245_000));
+			const failedReads = { error: 'status_unavailable', pause_check: 'read_failed' };
+			expect(sooner('read_failed', failedReads, 155_000)).toEqual(next(185_000));
+			expect(sooner('read_failed', failedReads, 230_000)).toEqual(next(245_000));
+			// Answers: no retry count, no warning.
+			expect(state.unanswered).toBe(0);
 		});
 
 		it('unanswered to the end: tried again until the last deadline check, then it stops', () => {

@@ -10,12 +10,17 @@ import {
 	FIRST_CHECK_MS,
 	LATER_FIRST_CHECK_MS,
 	MAX_CHECK_INTERVAL_MS,
+	MAX_SETTLE_MS,
 	MIN_BACKSTOP_MS,
 	pauseTimes,
+	READ_FAILED_RECHECK_MS,
+	RESUME_WITHIN_MS,
 	RETRY_FIRST_MS,
 	RETRY_MAX_MS,
 	SAVED_WITHIN_MS,
 	SERVICE_WAITS_MS,
+	SETTLE_RECHECK_MS,
+	settleMs,
 	WATCHER_ROLES,
 } from '../../nodes/TranscriptionService/actions/transcription/transcribeAndDownload/timing';
 
@@ -60,9 +65,25 @@ describe("the watcher's schedule", () => {
 		expect(WATCHER_ROLES.answerer.firstInMs).toBe(LATER_FIRST_CHECK_MS);
 	});
 
-	it('a check left unanswered is tried again sooner than the next scheduled one could come', () => {
+	it('a check left unanswered, or whose reads failed, is tried again sooner than the next scheduled one could come', () => {
 		expect(RETRY_FIRST_MS).toBeLessThanOrEqual(RETRY_MAX_MS);
 		expect(RETRY_MAX_MS).toBeLessThanOrEqual(MAX_CHECK_INTERVAL_MS);
+		expect(READ_FAILED_RECHECK_MS).toBeLessThan(MAX_CHECK_INTERVAL_MS);
+	});
+
+	it('a batch whose jobs have all ended resumes within 2 minutes of the last end, whatever became of its events', () => {
+		// The next check comes within MAX_CHECK_INTERVAL_MS of the end; one that leaves the end to its event checks again
+		// once the settle (at most MAX_SETTLE_MS from the end) is over. Left over: two retries of a check nobody answered
+		// (5 s, 10 s) and 10 s for its reads.
+		const lastCheckAfterTheEnd = Math.max(MAX_CHECK_INTERVAL_MS, MAX_SETTLE_MS + SETTLE_RECHECK_MS);
+		const twoRetries = RETRY_FIRST_MS + 2 * RETRY_FIRST_MS;
+		expect(RESUME_WITHIN_MS).toBe(120_000);
+		expect(lastCheckAfterTheEnd + twoRetries + 10_000).toBeLessThanOrEqual(RESUME_WITHIN_MS);
+		for (const downloads of [0, 1, 10, 400, 4000]) {
+			expect(settleMs(downloads)).toBeLessThanOrEqual(MAX_SETTLE_MS);
+		}
+		// …at a bounded cost: a check reads at most one job still running.
+		expect((60 * 60_000) / MAX_CHECK_INTERVAL_MS).toBe(40);
 	});
 });
 

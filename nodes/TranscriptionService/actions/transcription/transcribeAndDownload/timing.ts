@@ -3,7 +3,9 @@
 // - a request claims the resume only while whoever sent it still waits for the answer: an event's reads stop and its
 //   answer goes out before the service stops waiting (10 s), a check's before the watcher does (120 s);
 // - the watcher checks soon after the pause, then at intervals growing up to MAX_CHECK_INTERVAL_MS; a check leaves a
-//   recent end to its event (the settle) before it resumes;
+//   recent end to its event (the settle, at most MAX_SETTLE_MS) and checks again once it is over, so a batch whose jobs
+//   have all ended resumes within RESUME_WITHIN_MS of the last end, whatever became of the events (a lost one; a
+//   cancelled job, which sends none);
 // - at Max Wait the deadline check, tried until its last try; n8n's own timeout (the backstop) comes after that try's
 //   collection, and a process forgets the execution only after that timeout.
 import type { PauseRecord } from './pause-record';
@@ -15,6 +17,8 @@ export const SERVICE_WAITS_MS = 10_000;
  * and by when its answer must go out for it to claim the resume.
  */
 export const EVENT_LIMITS = { readsMs: 5_000, claimMs: 8_000 };
+/** A batch whose jobs have all ended resumes within this long of the last end, whatever became of its events. */
+export const RESUME_WITHIN_MS = 120_000;
 /** How long the watcher waits for the answer to a check. */
 export const CHECK_TIMEOUT_MS = 120_000;
 /** A check's reads may take longer (the deadline check reads every pending job), its claim too. */
@@ -26,7 +30,13 @@ export const FIRST_CHECK_MS = 5_000;
 export const LATER_FIRST_CHECK_MS = 60_000;
 /** Each interval between two checks is this many times the one before, up to MAX_CHECK_INTERVAL_MS. */
 export const CHECK_GROWTH = 3;
-export const MAX_CHECK_INTERVAL_MS = 30 * 60 * 1000;
+/**
+ * At most this long between two checks, however long the wait: a job that ends without an event (cancelled, or its
+ * event lost) is found by the next one. Each check reads at most one job still running: 40 reads an hour.
+ */
+export const MAX_CHECK_INTERVAL_MS = 90_000;
+/** A check whose reads failed (429, 5xx) is tried again after this long. */
+export const READ_FAILED_RECHECK_MS = 30_000;
 /** A check this close to Max Wait is taken as the deadline check (processes' clocks differ a little). */
 export const DEADLINE_SKEW_MS = 5_000;
 /** The deadline check is tried again this often until its last try. */
@@ -41,6 +51,13 @@ export const SAVED_WITHIN_MS = 60_000;
 export const SETTLE_MS = 5_000;
 /** …and per artifact that resume downloads: one at the spec's lowest rate limit (30 requests a minute). */
 export const SETTLE_PER_DOWNLOAD_MS = 2_000;
+/**
+ * …but never longer than this: a lost last event must not hold a large batch back for its whole download time. A
+ * collection that outlasts it in another process may be joined by a check's (docs/pause-until-webhook.md).
+ */
+export const MAX_SETTLE_MS = 90_000;
+/** A check that left the resume to an event checks again this long after the settle is over. */
+export const SETTLE_RECHECK_MS = 1_000;
 
 /** n8n's own timeout comes at least this long after Max Wait. */
 export const MIN_BACKSTOP_MS = 10 * 60 * 1000;
@@ -53,6 +70,11 @@ export const REQUEST_MARGIN = 2;
 
 /** How long a check that finds every job ended leaves the last end to its event, with `downloads` artifacts to fetch. */
 export function settleMs(downloads: number): number {
+	return Math.min(MAX_SETTLE_MS, collectionTimeMs(downloads));
+}
+
+/** How long a resume's collection may take, at the lowest tier's rate: SETTLE_MS, then one download after the other. */
+function collectionTimeMs(downloads: number): number {
 	return SETTLE_MS + downloads * SETTLE_PER_DOWNLOAD_MS;
 }
 
@@ -64,15 +86,17 @@ export interface DeadlineTimings {
 
 /**
  * Scaled with the batch at the lowest tier's rate (30 requests a minute: SETTLE_PER_DOWNLOAD_MS each), with margin:
- * the tries read every job once and may leave a recent end to its event for as long as a check does; after the last
- * try, its collection reads the jobs only events told of and downloads every artifact before n8n's own timeout.
+ * the tries read every job once and outlast the collection an event may have started elsewhere; after the last try,
+ * its collection reads the jobs only events told of and downloads every artifact before n8n's own timeout.
  * 10 minutes for small batches, about an hour for 100 items × 4 formats.
  */
 export function deadlineTimings(records: readonly PauseRecord[]): DeadlineTimings {
 	const jobs = records.filter((record) => record.job_id !== undefined);
 	const downloads = jobs.reduce((sum, record) => sum + record.formats.length, 0);
 	const tries =
-		DEADLINE_TRIES_MS + REQUEST_MARGIN * jobs.length * SETTLE_PER_DOWNLOAD_MS + settleMs(downloads);
+		DEADLINE_TRIES_MS +
+		REQUEST_MARGIN * jobs.length * SETTLE_PER_DOWNLOAD_MS +
+		collectionTimeMs(downloads);
 	const collection =
 		COLLECTION_MS + REQUEST_MARGIN * (jobs.length + downloads) * SETTLE_PER_DOWNLOAD_MS;
 	const backstopMs = Math.max(MIN_BACKSTOP_MS, Math.ceil((tries + collection) / 60_000) * 60_000);

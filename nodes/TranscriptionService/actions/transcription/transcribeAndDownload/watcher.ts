@@ -20,8 +20,10 @@ import {
 	checkTimes,
 	pauseTimes,
 	RETRY_FIRST_MS,
+	READ_FAILED_RECHECK_MS,
 	RETRY_MAX_MS,
 	SAVED_WITHIN_MS,
+	SETTLE_RECHECK_MS,
 	WATCHER_ROLES,
 	type WatcherRole,
 } from './timing';
@@ -46,6 +48,21 @@ export function checkOutcome(status: number | undefined, body: unknown): CheckOu
 	if (typeof answer === 'string' && CHECK_ANSWERS.has(answer)) return answer as CheckAnswer;
 	if (status === 404 || status === 409) return 'not_waiting';
 	return 'unreachable';
+}
+
+/**
+ * When an answer asks for the next check sooner than the schedule would come: a check that left a recent end to its
+ * event (`settling_until`) checks again just after that; one whose reads failed, after READ_FAILED_RECHECK_MS.
+ */
+export function recheckAtMs(
+	outcome: CheckOutcome,
+	body: unknown,
+	nowMs: number,
+): number | undefined {
+	if (outcome === 'read_failed') return nowMs + READ_FAILED_RECHECK_MS;
+	if (outcome !== 'waiting') return undefined;
+	const until = Date.parse(String((body as Record<string, unknown> | undefined)?.settling_until));
+	return Number.isNaN(until) ? undefined : until + SETTLE_RECHECK_MS;
 }
 
 const CHECK_ANSWERS: ReadonlySet<string> = new Set<CheckAnswer>([
@@ -131,12 +148,16 @@ export interface WatchState {
 export type WatchStep =
 	{ action: 'stop'; over: boolean } | { action: 'check'; atMs: number; warn: boolean };
 
-/** After a check: stop, or when to check next (`times`: the schedule, checkTimes). */
+/**
+ * After a check: stop, or when to check next (`times`: the schedule, checkTimes; `soonerAtMs`: the answer's own
+ * time to check again, recheckAtMs).
+ */
 export function afterCheck(
 	times: readonly number[],
 	state: WatchState,
 	outcome: CheckOutcome,
 	nowMs: number,
+	soonerAtMs?: number,
 ): WatchStep {
 	if (outcome === 'resumed' || outcome === 'not_paused') return { action: 'stop', over: true };
 	if (outcome === 'not_waiting') {
@@ -150,9 +171,12 @@ export function afterCheck(
 	const scheduledAtMs = times.find((atMs) => atMs > nowMs);
 	if (outcome !== 'unreachable' && outcome !== 'failed') {
 		state.unanswered = 0;
-		return scheduledAtMs === undefined
-			? { action: 'stop', over: false }
-			: { action: 'check', atMs: scheduledAtMs, warn: false };
+		if (scheduledAtMs === undefined) return { action: 'stop', over: false };
+		return {
+			action: 'check',
+			atMs: Math.min(scheduledAtMs, soonerAtMs ?? scheduledAtMs),
+			warn: false,
+		};
 	}
 	state.unanswered++;
 	const retryAtMs = nowMs + Math.min(RETRY_FIRST_MS * 2 ** (state.unanswered - 1), RETRY_MAX_MS);
@@ -184,8 +208,8 @@ async function watch(setup: WatcherSetup, signal: AbortSignal): Promise<boolean>
 		while (Date.now() < atMs)
 			await abortableSleep(Math.min(atMs - Date.now(), MAX_SLEEP_MS), signal);
 		if (signal.aborted) return false;
-		const { outcome, detail } = await sendCheck(setup);
-		const step = afterCheck(times, state, outcome, Date.now());
+		const { outcome, detail, soonerAtMs } = await sendCheck(setup);
+		const step = afterCheck(times, state, outcome, Date.now(), soonerAtMs);
 		if (step.action === 'stop') return step.over;
 		if (step.warn) {
 			logger.warn(
@@ -197,7 +221,9 @@ async function watch(setup: WatcherSetup, signal: AbortSignal): Promise<boolean>
 	return false;
 }
 
-async function sendCheck(setup: WatcherSetup): Promise<{ outcome: CheckOutcome; detail: string }> {
+async function sendCheck(
+	setup: WatcherSetup,
+): Promise<{ outcome: CheckOutcome; detail: string; soonerAtMs?: number }> {
 	const check = buildPauseCheck({
 		key: setup.checkKey,
 		executionId: setup.ledger.executionId,
@@ -214,8 +240,13 @@ async function sendCheck(setup: WatcherSetup): Promise<{ outcome: CheckOutcome; 
 			disableFollowRedirect: true,
 			timeout: CHECK_TIMEOUT_MS,
 		})) as { statusCode?: number; body?: unknown };
-		const outcome = checkOutcome(response.statusCode, parsedBody(response.body));
-		return { outcome, detail: `HTTP ${response.statusCode}` };
+		const body = parsedBody(response.body);
+		const outcome = checkOutcome(response.statusCode, body);
+		return {
+			outcome,
+			detail: `HTTP ${response.statusCode}`,
+			soonerAtMs: recheckAtMs(outcome, body, Date.now()),
+		};
 	} catch (error) {
 		return { outcome: 'unreachable', detail: (error as Error).message };
 	}
