@@ -6,19 +6,16 @@
 // an event for a check; it binds the execution id, so a check for one execution is refused by every other.
 //
 //   signed string:  "pause-check." + timestamp + "." + execution id + "." + body
+//   body:           {"execution_id": <id>, "check_id": <32 hex digits, new for every check>}
 //   headers:        X-Pause-Check-Timestamp (Unix seconds), X-Pause-Check-Signature ("v1=" + lowercase hex HMAC-SHA-256)
 //
-// Tolerance is the events' (signature.ts): ±300 s.
+// The check_id lets the receiver answer each check once (the node remembers those it answered); the tolerance is the
+// receiver's to choose, much shorter than an event's since a check goes from n8n to n8n.
 
 import { createHmac } from 'crypto';
 
 import { readHeader, WEBHOOK_HEADER_NAMES, type IncomingHeaders } from './headers';
-import {
-	DEFAULT_TOLERANCE_SECONDS,
-	UNIX_SECONDS,
-	verifyTimestampedHmac,
-	type VerifyFailureReason,
-} from './signature';
+import { UNIX_SECONDS, verifyTimestampedHmac, type VerifyFailureReason } from './signature';
 
 export const PAUSE_CHECK_HEADER_NAMES = {
 	timestamp: 'X-Pause-Check-Timestamp',
@@ -30,7 +27,10 @@ const SIGNED_STRING_PREFIX = 'pause-check.';
 
 export interface PauseCheckBody {
 	execution_id: string;
+	check_id: string;
 }
+
+const CHECK_ID = /^[0-9a-f]{32}$/;
 
 /** HMAC-SHA-256(key, "pause-check.<timestamp>.<executionId>." + body), over the body's bytes as given. */
 export function pauseCheckDigest(
@@ -45,8 +45,16 @@ export function pauseCheckDigest(
 		.digest();
 }
 
-/** The body and headers of one check of `executionId`, signed with the pause's `key` at `timestamp` (Unix seconds). */
-export function buildPauseCheck(args: { key: string; executionId: string; timestamp: number }): {
+/**
+ * The body and headers of one check of `executionId`, signed with the pause's `key` at `timestamp` (Unix seconds);
+ * `checkId` (32 hex digits) is new for every check.
+ */
+export function buildPauseCheck(args: {
+	key: string;
+	executionId: string;
+	checkId: string;
+	timestamp: number;
+}): {
 	body: string;
 	headers: Record<string, string>;
 } {
@@ -56,7 +64,13 @@ export function buildPauseCheck(args: { key: string; executionId: string; timest
 			`A pause check's timestamp must be whole Unix seconds, got "${timestamp}"`,
 		);
 	}
-	const body = JSON.stringify({ execution_id: args.executionId } satisfies PauseCheckBody);
+	if (!CHECK_ID.test(args.checkId)) {
+		throw new RangeError(`A pause check's id must be 32 hex digits, got "${args.checkId}"`);
+	}
+	const body = JSON.stringify({
+		execution_id: args.executionId,
+		check_id: args.checkId,
+	} satisfies PauseCheckBody);
 	const digest = pauseCheckDigest(args.key, timestamp, args.executionId, body);
 	return {
 		body,
@@ -78,11 +92,13 @@ export function isPauseCheck(headers: IncomingHeaders): boolean {
 export type PauseCheckFailureReason = VerifyFailureReason | 'not_a_pause_check';
 
 export type VerifyPauseCheckResult =
-	{ ok: true } | { ok: false; reason: PauseCheckFailureReason; message: string };
+	| { ok: true; checkId: string; timestamp: number }
+	| { ok: false; reason: PauseCheckFailureReason; message: string };
 
 /**
  * Checks a request against the raw bytes received: the check headers only (none of the service's), a signature with
- * the pause's key over this execution's id, and a body naming this execution. Never throws.
+ * the pause's key over this execution's id within the tolerance, and a body naming this execution and the check's id.
+ * Whether that check was answered before is the receiver's to know. Never throws.
  */
 export function verifyPauseCheck(input: {
 	rawBody: Uint8Array | string;
@@ -91,7 +107,7 @@ export function verifyPauseCheck(input: {
 	executionId: string;
 	/** The key of the pause, as stored with the paused execution. */
 	key: string;
-	toleranceSeconds?: number;
+	toleranceSeconds: number;
 	/** Unix seconds; default current time. */
 	now?: number;
 }): VerifyPauseCheckResult {
@@ -110,7 +126,7 @@ export function verifyPauseCheck(input: {
 		timestampHeader: readHeader(input.headers, PAUSE_CHECK_HEADER_NAMES.timestamp),
 		signatureHeader: readHeader(input.headers, PAUSE_CHECK_HEADER_NAMES.signature),
 		secrets: [input.key],
-		toleranceSeconds: input.toleranceSeconds ?? DEFAULT_TOLERANCE_SECONDS,
+		toleranceSeconds: input.toleranceSeconds,
 		now: input.now,
 		digest: (key, timestamp) => pauseCheckDigest(key, timestamp, input.executionId, input.rawBody),
 	});
@@ -119,21 +135,25 @@ export function verifyPauseCheck(input: {
 			? { ...verified, message: "The check is not signed with this paused execution's key" }
 			: verified;
 	}
-	if (bodyExecutionId(input.rawBody) !== input.executionId) {
+	const body = parsedBody(input.rawBody);
+	if (body?.execution_id !== input.executionId) {
 		return {
 			ok: false,
 			reason: 'not_a_pause_check',
 			message: 'The body does not name this execution',
 		};
 	}
-	return { ok: true };
+	if (typeof body.check_id !== 'string' || !CHECK_ID.test(body.check_id)) {
+		return { ok: false, reason: 'not_a_pause_check', message: 'The body carries no check_id' };
+	}
+	return { ok: true, checkId: body.check_id, timestamp: verified.timestamp };
 }
 
-function bodyExecutionId(rawBody: Uint8Array | string): string | undefined {
+function parsedBody(rawBody: Uint8Array | string): Partial<PauseCheckBody> | undefined {
 	const text = typeof rawBody === 'string' ? rawBody : Buffer.from(rawBody).toString('utf8');
 	try {
 		const parsed = JSON.parse(text) as Partial<PauseCheckBody> | null;
-		return typeof parsed?.execution_id === 'string' ? parsed.execution_id : undefined;
+		return parsed ?? undefined;
 	} catch {
 		return undefined;
 	}

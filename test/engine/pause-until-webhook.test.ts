@@ -416,6 +416,59 @@ describe("the checks are the node's own: they do not depend on the service's sig
 	}, 90_000);
 });
 
+describe('a check is answered once: a captured one cannot be replayed', () => {
+	const REPLAYED = { status: 401, body: { error: 'check_replayed' } };
+	const firstCheckAnswered = (run: PausedRun) =>
+		until('the first check answered', () =>
+			run.calls.find((call) => call.kind === 'check' && call.status === 200),
+		);
+
+	it('the same check posted 10 times more: each refused 401 check_replayed, not one status read', async () => {
+		const { run, jobIds } = await pauseHeld({
+			parameters: transcribe('pauseUntilWebhook'),
+			input: await mediaItems([FILES[0]]),
+		});
+		const captured = await firstCheckAnswered(run);
+		expect(captured.response).toMatchObject({ pause_check: 'waiting' });
+		const readsBefore = statusRequests().length;
+		const replays = [];
+		for (let replay = 0; replay < 10; replay++)
+			replays.push(await post(run.resumeUrl, captured.sent!));
+		expect(replays).toEqual(Array.from({ length: 10 }, () => REPLAYED));
+		expect(statusRequests()).toHaveLength(readsBefore);
+
+		await env.admin.completeJob(jobIds[0]);
+		await within(run.finished());
+		expect(run.output()[0].json.status).toBe('completed');
+	});
+
+	it('across processes, as far as n8n lets the node know: answered once more by each other process, never again', async () => {
+		const { run, jobIds } = await pauseHeld({
+			parameters: transcribe('pauseUntilWebhook'),
+			input: await mediaItems([FILES[0]]),
+			processors: 2,
+		});
+		// The node's own checks reach processor 0; the replays then go to processor 1, which has not seen the check.
+		let checksTo = 0;
+		run.route = (_callIndex, kind) => (kind === 'check' ? checksTo : 0);
+		const captured = await firstCheckAnswered(run);
+		expect(captured.servedBy).toBe(0);
+		checksTo = 1;
+		const onceMore = await post(run.resumeUrl, captured.sent!);
+		expect(onceMore).toEqual({
+			status: 200,
+			body: { received: true, waiting_for: 1, pause_check: 'waiting' },
+		});
+		expect(await post(run.resumeUrl, captured.sent!)).toEqual(REPLAYED);
+		checksTo = 0;
+		expect(await post(run.resumeUrl, captured.sent!)).toEqual(REPLAYED);
+
+		await env.admin.completeJob(jobIds[0]);
+		await within(run.finished());
+		expect(run.output()[0].json.status).toBe('completed');
+	});
+});
+
 describe('the deadline check of a large batch under the rate limit', () => {
 	afterEach(async () => {
 		await env.admin.setRateLimits(DEFAULT_RATE_LIMITS);

@@ -7,6 +7,7 @@ import {
 	buildPauseCheck,
 	isPauseCheck,
 	PAUSE_CHECK_HEADER_NAMES,
+	pauseCheckDigest,
 	verifyPauseCheck,
 	verifySignature,
 } from '../../src/webhooks';
@@ -18,6 +19,7 @@ interface CheckVector {
 	key: string;
 	timestamp: number;
 	execution_id: string;
+	check_id: string;
 	body: string;
 	signature: string;
 }
@@ -38,6 +40,7 @@ function verifyVector(overrides: Partial<Parameters<typeof verifyPauseCheck>[0]>
 		headers: checkHeaders(vector.timestamp, vector.signature),
 		executionId: vector.execution_id,
 		key: vector.key,
+		toleranceSeconds: 60,
 		now: vector.timestamp,
 		...overrides,
 	});
@@ -50,6 +53,7 @@ describe('buildPauseCheck', () => {
 			const built = buildPauseCheck({
 				key: entry.key,
 				executionId: entry.execution_id,
+				checkId: entry.check_id,
 				timestamp: entry.timestamp,
 			});
 			expect(built.body).toBe(entry.body);
@@ -61,10 +65,14 @@ describe('buildPauseCheck', () => {
 		},
 	);
 
-	it('refuses a timestamp that is not whole Unix seconds', () => {
-		expect(() => buildPauseCheck({ key: 'k', executionId: '1', timestamp: 1.5 })).toThrow(
+	it('refuses a timestamp that is not whole Unix seconds, and a check id that is not 32 hex digits', () => {
+		const checkId = vector.check_id;
+		expect(() => buildPauseCheck({ key: 'k', executionId: '1', checkId, timestamp: 1.5 })).toThrow(
 			RangeError,
 		);
+		expect(() =>
+			buildPauseCheck({ key: 'k', executionId: '1', checkId: 'same-every-time', timestamp: 1 }),
+		).toThrow(RangeError);
 	});
 });
 
@@ -76,9 +84,14 @@ describe('verifyPauseCheck', () => {
 				rawBody: entry.body,
 				headers: checkHeaders(entry.timestamp, entry.signature),
 				executionId: entry.execution_id,
+				toleranceSeconds: 60,
 				now: entry.timestamp,
 			};
-			expect(verifyPauseCheck({ ...input, key: entry.key })).toEqual({ ok: true });
+			expect(verifyPauseCheck({ ...input, key: entry.key })).toEqual({
+				ok: true,
+				checkId: entry.check_id,
+				timestamp: entry.timestamp,
+			});
 			expect(verifyPauseCheck({ ...input, key: `${entry.key.slice(1)}0` })).toEqual({
 				ok: false,
 				reason: 'signature_mismatch',
@@ -95,35 +108,56 @@ describe('verifyPauseCheck', () => {
 	});
 
 	it('refuses a body that names another execution, even when signed for this one', () => {
-		const body = JSON.stringify({ execution_id: 'another' });
-		const signed = buildPauseCheck({ key: vector.key, executionId: 'another', timestamp: 1 });
+		const signed = buildPauseCheck({
+			key: vector.key,
+			executionId: 'another',
+			checkId: vector.check_id,
+			timestamp: 1,
+		});
 		const forThisExecution = verifyPauseCheck({
-			rawBody: body,
+			rawBody: signed.body,
 			headers: {
 				'x-pause-check-timestamp': '1',
 				'x-pause-check-signature': signed.headers[PAUSE_CHECK_HEADER_NAMES.signature],
 			},
 			executionId: 'this-one',
 			key: vector.key,
+			toleranceSeconds: 60,
 			now: 1,
 		});
 		expect(forThisExecution).toMatchObject({ ok: false, reason: 'signature_mismatch' });
 	});
 
-	it("refuses a tampered body, another pause's key, and a timestamp beyond ±300 s either way", () => {
+	it("refuses a tampered body, another pause's key, and a timestamp beyond the tolerance either way", () => {
 		expect(verifyVector({ rawBody: vector.body.replace('}', ' }') })).toMatchObject({
 			reason: 'signature_mismatch',
 		});
 		expect(verifyVector({ key: fixture.vectors[2].key })).toMatchObject({
 			reason: 'signature_mismatch',
 		});
-		expect(verifyVector({ now: vector.timestamp + 300 })).toEqual({ ok: true });
-		expect(verifyVector({ now: vector.timestamp + 301 })).toMatchObject({
+		expect(verifyVector({ now: vector.timestamp + 60 })).toMatchObject({ ok: true });
+		expect(verifyVector({ now: vector.timestamp + 61 })).toMatchObject({
 			reason: 'timestamp_out_of_tolerance',
 		});
-		expect(verifyVector({ now: vector.timestamp - 301 })).toMatchObject({
+		expect(verifyVector({ now: vector.timestamp - 61 })).toMatchObject({
 			reason: 'timestamp_out_of_tolerance',
 		});
+	});
+
+	it('refuses a body without its check id, even when signed', () => {
+		const body = JSON.stringify({ execution_id: vector.execution_id });
+		const digest = pauseCheckDigest(
+			vector.key,
+			String(vector.timestamp),
+			vector.execution_id,
+			body,
+		);
+		expect(
+			verifyVector({
+				rawBody: body,
+				headers: checkHeaders(vector.timestamp, `v1=${digest.toString('hex')}`),
+			}),
+		).toEqual({ ok: false, reason: 'not_a_pause_check', message: 'The body carries no check_id' });
 	});
 
 	it('names a missing or malformed header', () => {

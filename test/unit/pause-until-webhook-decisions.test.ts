@@ -26,6 +26,7 @@ import {
 	type PauseRecord,
 } from '../../nodes/TranscriptionService/actions/transcription/transcribeAndDownload/pause-record';
 import {
+	CHECK_LIFETIME_MS,
 	checkTimes,
 	DEADLINE_SKEW_MS,
 	deadlineTimings,
@@ -34,6 +35,10 @@ import {
 	SETTLE_MS,
 	SETTLE_PER_DOWNLOAD_MS,
 } from '../../nodes/TranscriptionService/actions/transcription/transcribeAndDownload/timing';
+import {
+	MAX_USED_CHECKS,
+	useCheck,
+} from '../../nodes/TranscriptionService/actions/transcription/transcribeAndDownload/used-checks';
 import {
 	afterCheck,
 	checkOutcome,
@@ -458,6 +463,33 @@ describe('the ledger of a paused execution in one process', () => {
 		await expect(slow).rejects.toThrow('does not block');
 		expect(await next).toBe(2);
 		expect(order).toEqual(['first starts', 'first ends', 'second']);
+	});
+});
+
+describe('a check is answered once in each process', () => {
+	const id = (n: number) => n.toString(16).padStart(32, '0');
+
+	it('refuses a check it answered before, for as long as that check could be verified', () => {
+		const signedAtMs = Date.parse(at(0));
+		expect(useCheck(id(1), signedAtMs, signedAtMs + 100)).toBe(true);
+		expect(useCheck(id(1), signedAtMs, signedAtMs + 200)).toBe(false);
+		expect(useCheck(id(2), signedAtMs, signedAtMs + 300)).toBe(true);
+		expect(useCheck(id(1), signedAtMs, signedAtMs + CHECK_LIFETIME_MS)).toBe(false);
+		// Past its lifetime the signature check refuses it anyway: it is forgotten.
+		expect(useCheck(id(3), signedAtMs, signedAtMs + CHECK_LIFETIME_MS + 1)).toBe(true);
+		expect(
+			useCheck(id(1), signedAtMs + CHECK_LIFETIME_MS, signedAtMs + CHECK_LIFETIME_MS + 2),
+		).toBe(true);
+	});
+
+	it(`remembers at most MAX_USED_CHECKS, forgetting the oldest first`, () => {
+		const signedAtMs = Date.parse(at(0)) + 10 * CHECK_LIFETIME_MS;
+		for (let n = 0; n < MAX_USED_CHECKS; n++) useCheck(id(1000 + n), signedAtMs, signedAtMs);
+		expect(useCheck(id(1000), signedAtMs, signedAtMs)).toBe(false);
+		expect(useCheck(id(999), signedAtMs, signedAtMs)).toBe(true);
+		// The oldest went to make room; the newest are still known.
+		expect(useCheck(id(1000), signedAtMs, signedAtMs)).toBe(true);
+		expect(useCheck(id(1000 + MAX_USED_CHECKS - 1), signedAtMs, signedAtMs)).toBe(false);
 	});
 });
 

@@ -1,7 +1,9 @@
 // Pause Until Webhook's timing rules (timing.ts) hold only together: a change to one that breaks the rule it shares
 // with another fails here at once.
+import { DEFAULT_TOLERANCE_SECONDS } from '../../src/webhooks';
 import type { PauseRecord } from '../../nodes/TranscriptionService/actions/transcription/transcribeAndDownload/pause-record';
 import {
+	CHECK_LIFETIME_MS,
 	CHECK_LIMITS,
 	CHECK_TIMEOUT_MS,
 	COLLECTION_MS,
@@ -55,6 +57,13 @@ describe('a request claims the resume only while its sender still waits for the 
 	it("a check: its reads stop, then its answer goes out, before the watcher's 120 s", () => {
 		expect(CHECK_LIMITS.readsMs).toBeLessThan(CHECK_LIMITS.claimMs);
 		expect(CHECK_LIMITS.claimMs).toBeLessThan(CHECK_TIMEOUT_MS);
+	});
+
+	it("a check verifies for a minute either side of its signing, an event's ±300 s: a captured check is refused sooner", () => {
+		expect(CHECK_LIFETIME_MS).toBe(60_000);
+		expect(CHECK_LIFETIME_MS).toBeLessThan(DEFAULT_TOLERANCE_SECONDS * 1000);
+		// Verified on arrival, so the watcher's wait for the answer does not count against it.
+		expect(CHECK_LIFETIME_MS).toBeGreaterThan(SERVICE_WAITS_MS);
 	});
 });
 

@@ -60,6 +60,8 @@ export interface ResumeCall {
 	secondResume?: true;
 	/** When the request arrived (wall clock). */
 	receivedAtMs: number;
+	/** A check as it was sent: its X-Pause-Check-* headers and body, to send it again (a replay). */
+	sent?: { headers: Record<string, string>; body: string };
 }
 
 export interface PausedRunOptions {
@@ -299,8 +301,14 @@ export class PausedRun {
 		const kind: ResumeCall['kind'] =
 			req.headers['x-pause-check-signature'] === undefined ? 'event' : 'check';
 		const served = this.servingCopy(kind);
-		const record = (call: Omit<ResumeCall, 'receivedAtMs' | 'kind' | 'servedBy'>) =>
-			this.calls.push({ ...call, kind, servedBy: served.by, receivedAtMs });
+		const record = (call: Omit<ResumeCall, 'receivedAtMs' | 'kind' | 'servedBy' | 'sent'>) =>
+			this.calls.push({
+				...call,
+				kind,
+				servedBy: served.by,
+				receivedAtMs,
+				...(kind === 'check' ? { sent: checkAsSent(req) } : {}),
+			});
 		if (this.startingUp) {
 			res.status(200).json({ message: 'n8n is starting up. Please wait' });
 			record({ status: 200, response: undefined, resumed: false });
@@ -427,6 +435,15 @@ export class PausedRun {
 		this.copies.push(copy);
 		return copy;
 	}
+}
+
+/** A check's own headers and its body as received. */
+function checkAsSent(req: Request): NonNullable<ResumeCall['sent']> {
+	const headers: Record<string, string> = {};
+	for (const [name, value] of Object.entries(req.headers)) {
+		if (name.startsWith('x-pause-check-') && typeof value === 'string') headers[name] = value;
+	}
+	return { headers, body: req.rawBody?.toString('utf8') ?? '' };
 }
 
 type LedgerModule = { forgetLedger?: (executionId: string) => void };

@@ -19,6 +19,11 @@ export const SERVICE_WAITS_MS = 10_000;
 export const EVENT_LIMITS = { readsMs: 5_000, claimMs: 8_000 };
 /** A batch whose jobs have all ended resumes within this long of the last end, whatever became of its events. */
 export const RESUME_WITHIN_MS = 120_000;
+/**
+ * A check is verified this long either side of its signing (a check goes from n8n to n8n, whose processes' clocks
+ * agree far closer): a captured check is refused after. An event's tolerance is ±300 s.
+ */
+export const CHECK_LIFETIME_MS = 60_000;
 /** How long the watcher waits for the answer to a check. */
 export const CHECK_TIMEOUT_MS = 120_000;
 /** A check's reads may take longer (the deadline check reads every pending job), its claim too. */

@@ -14,6 +14,8 @@ import { verifyDelivery } from '../../../../shared/delivery';
 import { readRawBody, signingSecrets } from '../../../../shared/webhook-request';
 import type { PauseRequest } from './decision';
 import type { PauseRecord } from './pause-record';
+import { CHECK_LIFETIME_MS } from './timing';
+import { useCheck } from './used-checks';
 import { CHECK_ANSWER_KEY } from './watcher';
 
 /** A verified check, before it is known whether Max Wait has run out. */
@@ -60,11 +62,20 @@ export async function verifiedRequest(
 			headers,
 			executionId,
 			key: records[0].check_key,
-			toleranceSeconds: DEFAULT_TOLERANCE_SECONDS,
+			toleranceSeconds: CHECK_LIFETIME_MS / 1000,
 			now: Math.floor(nowMs / 1000),
 		});
 		if (!check.ok) {
 			return { rejection: { status: 401, body: { error: check.reason }, message: check.message } };
+		}
+		if (!useCheck(check.checkId, check.timestamp * 1000, nowMs)) {
+			return {
+				rejection: {
+					status: 401,
+					body: { error: 'check_replayed' },
+					message: `check ${check.checkId} was answered before`,
+				},
+			};
 		}
 		return { kind: 'check', atMs: nowMs };
 	}

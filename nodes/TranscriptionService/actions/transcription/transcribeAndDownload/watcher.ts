@@ -9,6 +9,7 @@
 // waiting. A check that gets no answer from this node (a proxy's 502/503/504, n8n's "starting up", the node's own
 // failure) is tried again soon, backing off, until the schedule ends (one warning in the log). n8n's own timeout
 // (Max Wait + the backstop) ends the wait only when no watcher is left.
+import { randomBytes } from 'crypto';
 import type { IHttpRequestOptions, Logger } from 'n8n-workflow';
 
 import { buildPauseCheck } from '../../../../../src/webhooks';
@@ -227,6 +228,7 @@ async function sendCheck(
 	const check = buildPauseCheck({
 		key: setup.checkKey,
 		executionId: setup.ledger.executionId,
+		checkId: randomBytes(16).toString('hex'),
 		timestamp: Math.floor(Date.now() / 1000),
 	});
 	try {
