@@ -60,6 +60,8 @@ export interface ResumeCall {
 	secondResume?: true;
 	/** When the request arrived (wall clock). */
 	receivedAtMs: number;
+	/** When its answer went out (wall clock): for the request that resumed, the claim, before the downloads. */
+	answeredAtMs?: number;
 	/** A check as it was sent: its X-Pause-Check-* headers and body, to send it again (a replay). */
 	sent?: { headers: Record<string, string>; body: string };
 }
@@ -298,15 +300,20 @@ export class PausedRun {
 	/** n8n's WaitingWebhooks.executeWebhook for a POST without suffix. */
 	private async serve(req: Request, res: Response): Promise<void> {
 		const receivedAtMs = Date.now();
+		let answeredAtMs: number | undefined;
+		res.once('finish', () => (answeredAtMs = Date.now()));
 		const kind: ResumeCall['kind'] =
 			req.headers['x-pause-check-signature'] === undefined ? 'event' : 'check';
 		const served = this.servingCopy(kind);
-		const record = (call: Omit<ResumeCall, 'receivedAtMs' | 'kind' | 'servedBy' | 'sent'>) =>
+		const record = (
+			call: Omit<ResumeCall, 'receivedAtMs' | 'answeredAtMs' | 'kind' | 'servedBy' | 'sent'>,
+		) =>
 			this.calls.push({
 				...call,
 				kind,
 				servedBy: served.by,
 				receivedAtMs,
+				answeredAtMs,
 				...(kind === 'check' ? { sent: checkAsSent(req) } : {}),
 			});
 		if (this.startingUp) {
