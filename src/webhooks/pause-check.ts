@@ -6,7 +6,8 @@
 // an event for a check; it binds the execution id, so a check for one execution is refused by every other.
 //
 //   signed string:  "pause-check." + timestamp + "." + execution id + "." + body
-//   body:           {"execution_id": <id>, "check_id": <32 hex digits, new for every check>}
+//   body:           {"execution_id": <id>, "check_id": <32 hex digits, new for every check>,
+//                    "watcher": "pauser" | "answerer" (which process's watcher sent it)}
 //   headers:        X-Pause-Check-Timestamp (Unix seconds), X-Pause-Check-Signature ("v1=" + lowercase hex HMAC-SHA-256)
 //
 // The check_id lets the receiver answer each check once (the node remembers those it answered); the tolerance is the
@@ -25,10 +26,16 @@ export const PAUSE_CHECK_HEADER_NAMES = {
 /** Keeps a check's signed string apart from an event's (which starts with the timestamp's digits). */
 const SIGNED_STRING_PREFIX = 'pause-check.';
 
+/** Whose watcher sent a check: the process that paused the execution, or one that answered a request for it. */
+export type PauseCheckWatcher = 'pauser' | 'answerer';
+
 export interface PauseCheckBody {
 	execution_id: string;
 	check_id: string;
+	watcher: PauseCheckWatcher;
 }
+
+const WATCHERS: ReadonlySet<string> = new Set<PauseCheckWatcher>(['pauser', 'answerer']);
 
 const CHECK_ID = /^[0-9a-f]{32}$/;
 
@@ -46,13 +53,14 @@ export function pauseCheckDigest(
 }
 
 /**
- * The body and headers of one check of `executionId`, signed with the pause's `key` at `timestamp` (Unix seconds);
- * `checkId` (32 hex digits) is new for every check.
+ * The body and headers of one check of `executionId` from `watcher`, signed with the pause's `key` at `timestamp`
+ * (Unix seconds); `checkId` (32 hex digits) is new for every check.
  */
 export function buildPauseCheck(args: {
 	key: string;
 	executionId: string;
 	checkId: string;
+	watcher: PauseCheckWatcher;
 	timestamp: number;
 }): {
 	body: string;
@@ -70,6 +78,7 @@ export function buildPauseCheck(args: {
 	const body = JSON.stringify({
 		execution_id: args.executionId,
 		check_id: args.checkId,
+		watcher: args.watcher,
 	} satisfies PauseCheckBody);
 	const digest = pauseCheckDigest(args.key, timestamp, args.executionId, body);
 	return {
@@ -92,7 +101,7 @@ export function isPauseCheck(headers: IncomingHeaders): boolean {
 export type PauseCheckFailureReason = VerifyFailureReason | 'not_a_pause_check';
 
 export type VerifyPauseCheckResult =
-	| { ok: true; checkId: string; timestamp: number }
+	| { ok: true; checkId: string; watcher: PauseCheckWatcher; timestamp: number }
 	| { ok: false; reason: PauseCheckFailureReason; message: string };
 
 /**
@@ -146,7 +155,15 @@ export function verifyPauseCheck(input: {
 	if (typeof body.check_id !== 'string' || !CHECK_ID.test(body.check_id)) {
 		return { ok: false, reason: 'not_a_pause_check', message: 'The body carries no check_id' };
 	}
-	return { ok: true, checkId: body.check_id, timestamp: verified.timestamp };
+	if (typeof body.watcher !== 'string' || !WATCHERS.has(body.watcher)) {
+		return { ok: false, reason: 'not_a_pause_check', message: 'The body names no watcher' };
+	}
+	return {
+		ok: true,
+		checkId: body.check_id,
+		watcher: body.watcher,
+		timestamp: verified.timestamp,
+	};
 }
 
 function parsedBody(rawBody: Uint8Array | string): Partial<PauseCheckBody> | undefined {

@@ -20,6 +20,7 @@ interface CheckVector {
 	timestamp: number;
 	execution_id: string;
 	check_id: string;
+	watcher: 'pauser' | 'answerer';
 	body: string;
 	signature: string;
 }
@@ -54,6 +55,7 @@ describe('buildPauseCheck', () => {
 				key: entry.key,
 				executionId: entry.execution_id,
 				checkId: entry.check_id,
+				watcher: entry.watcher,
 				timestamp: entry.timestamp,
 			});
 			expect(built.body).toBe(entry.body);
@@ -67,12 +69,11 @@ describe('buildPauseCheck', () => {
 
 	it('refuses a timestamp that is not whole Unix seconds, and a check id that is not 32 hex digits', () => {
 		const checkId = vector.check_id;
-		expect(() => buildPauseCheck({ key: 'k', executionId: '1', checkId, timestamp: 1.5 })).toThrow(
+		const check = { key: 'k', executionId: '1', watcher: 'pauser' as const };
+		expect(() => buildPauseCheck({ ...check, checkId, timestamp: 1.5 })).toThrow(RangeError);
+		expect(() => buildPauseCheck({ ...check, checkId: 'same-every-time', timestamp: 1 })).toThrow(
 			RangeError,
 		);
-		expect(() =>
-			buildPauseCheck({ key: 'k', executionId: '1', checkId: 'same-every-time', timestamp: 1 }),
-		).toThrow(RangeError);
 	});
 });
 
@@ -90,6 +91,7 @@ describe('verifyPauseCheck', () => {
 			expect(verifyPauseCheck({ ...input, key: entry.key })).toEqual({
 				ok: true,
 				checkId: entry.check_id,
+				watcher: entry.watcher,
 				timestamp: entry.timestamp,
 			});
 			expect(verifyPauseCheck({ ...input, key: `${entry.key.slice(1)}0` })).toEqual({
@@ -112,6 +114,7 @@ describe('verifyPauseCheck', () => {
 			key: vector.key,
 			executionId: 'another',
 			checkId: vector.check_id,
+			watcher: 'pauser',
 			timestamp: 1,
 		});
 		const forThisExecution = verifyPauseCheck({

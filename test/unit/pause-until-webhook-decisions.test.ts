@@ -26,6 +26,7 @@ import {
 	type PauseRecord,
 } from '../../nodes/TranscriptionService/actions/transcription/transcribeAndDownload/pause-record';
 import {
+	ANSWERER_WAITS_MS,
 	CHECK_LIFETIME_MS,
 	checkTimes,
 	DEADLINE_SKEW_MS,
@@ -74,11 +75,16 @@ const event = (jobId: string, second: number, status = 'completed'): EventReques
 	status,
 	createdAt: at(second),
 });
-/** The node's own check, arriving at `second` (the deadline check when `deadline`). */
-const check = (second: number, deadline = false): PauseRequest => ({
+type CheckRequest = Extract<PauseRequest, { kind: 'check' }>;
+/**
+ * The node's own check, arriving at `second` (the deadline check when `deadline`), from the watcher of the process that
+ * paused the execution unless `fromPauser` is false.
+ */
+const check = (second: number, deadline = false, fromPauser = true): CheckRequest => ({
 	kind: 'check',
 	atDeadline: deadline,
 	atMs: Date.parse(at(second)),
+	fromPauser,
 });
 /** The event, as this process has heard it. */
 const heard = (ledger: ReturnType<typeof ledgerOf>, jobId: string, second: number) => {
@@ -281,7 +287,7 @@ describe("a check that finds every job ended: it leaves a recent end to that job
 		);
 		const until = Date.parse(at(15)) + SETTLE_MS + 3 * 2 * SETTLE_PER_DOWNLOAD_MS;
 		expect(until).toBe(Date.parse(at(32)));
-		expect(checkResumesFrom(paused(10), ledger)).toBe(until);
+		expect(checkResumesFrom(paused(10), ledger, check(0))).toBe(until);
 		expect(verdict(paused(10), ledger, check(31))).toEqual({ action: 'settle', untilMs: until });
 		expect(verdict(paused(10), ledger, check(32))).toEqual({ action: 'resume' });
 	});
@@ -309,9 +315,30 @@ describe("a check that finds every job ended: it leaves a recent end to that job
 			['job_b', 'failed', 14],
 			['job_c', 'cancelled', 40],
 		);
-		expect(checkResumesFrom(paused(10), ledger)).toBe(
+		expect(checkResumesFrom(paused(10), ledger, check(0))).toBe(
 			Date.parse(at(14)) + SETTLE_MS + 2 * SETTLE_PER_DOWNLOAD_MS,
 		);
+	});
+
+	it("a check from a process that only answered requests leaves the resume to the pausing process's for 3 minutes more", () => {
+		const ledger = ended(
+			['job_a', 'completed', 12],
+			['job_b', 'completed', 14],
+			['job_c', 'cancelled', 40],
+		);
+		// The pauser's checks: the settle after job_b (the last end with an event), then resume.
+		const settled = Date.parse(at(14)) + SETTLE_MS + 2 * 2 * SETTLE_PER_DOWNLOAD_MS;
+		expect(verdict(paused(10), ledger, check(41))).toEqual({ action: 'resume' });
+		// An answerer's: 3 minutes after the later of that settle and the last end of any job (job_c's, no event).
+		const answerer = Date.parse(at(40)) + ANSWERER_WAITS_MS;
+		expect(answerer).toBeGreaterThan(settled);
+		expect(verdict(paused(10), ledger, check(41, false, false))).toEqual({
+			action: 'settle',
+			untilMs: answerer,
+		});
+		expect(verdict(paused(10), ledger, check(220, false, false))).toEqual({ action: 'resume' });
+		// At the deadline every watcher's check resumes as the pauser's would.
+		expect(verdict(paused(10), ledger, check(41, true, false))).toEqual({ action: 'resume' });
 	});
 
 	it('a large batch settles 90 s at most: a lost last event holds it back no longer than that', () => {
@@ -321,7 +348,7 @@ describe("a check that finds every job ended: it leaves a recent end to that job
 		}));
 		const ledger = freshLedger();
 		for (const entry of many) learnSnapshot(ledger, snapshot(entry.job_id!, 'completed', 20));
-		expect(checkResumesFrom(many, ledger)).toBe(Date.parse(at(20)) + MAX_SETTLE_MS);
+		expect(checkResumesFrom(many, ledger, check(0))).toBe(Date.parse(at(20)) + MAX_SETTLE_MS);
 	});
 
 	it('jobs that all ended before the pause hold nothing back: n8n refused their events while the execution ran', () => {
@@ -330,7 +357,7 @@ describe("a check that finds every job ended: it leaves a recent end to that job
 			['job_b', 'completed', 5],
 			['job_c', 'failed', 9],
 		);
-		expect(checkResumesFrom(paused(10), ledger)).toBeUndefined();
+		expect(checkResumesFrom(paused(10), ledger, check(0))).toBeUndefined();
 		expect(verdict(paused(10), ledger, check(15))).toEqual({ action: 'resume' });
 	});
 });
@@ -378,6 +405,7 @@ describe('the ledger of a paused execution in one process', () => {
 			lastTryAtMs: Date.now() + 3 * HOUR,
 			firstInMs,
 			seenWaiting: true,
+			role: 'answerer',
 			checkKey: PAUSE.check_key,
 			httpRequest,
 			logger: quiet,

@@ -3,6 +3,7 @@
 import { DEFAULT_TOLERANCE_SECONDS } from '../../src/webhooks';
 import type { PauseRecord } from '../../nodes/TranscriptionService/actions/transcription/transcribeAndDownload/pause-record';
 import {
+	ANSWERER_WAITS_MS,
 	CHECK_LIFETIME_MS,
 	CHECK_LIMITS,
 	CHECK_TIMEOUT_MS,
@@ -93,6 +94,16 @@ describe("the watcher's schedule", () => {
 		}
 		// …at a bounded cost: a check reads at most one job still running.
 		expect((60 * 60_000) / MAX_CHECK_INTERVAL_MS).toBe(40);
+	});
+
+	it("another process's watcher leaves that resume to the pausing process's, and takes it over within 4.5 minutes", () => {
+		// The pauser's check has resumed by RESUME_WITHIN_MS; a collection of up to a minute then ends before any other
+		// watcher's check may resume.
+		expect(ANSWERER_WAITS_MS - RESUME_WITHIN_MS).toBeGreaterThanOrEqual(60_000);
+		// A pauser that restarted: the answerer's check comes at most the settle, the wait and a recheck after the end.
+		expect(MAX_SETTLE_MS + ANSWERER_WAITS_MS + SETTLE_RECHECK_MS).toBeLessThanOrEqual(
+			4.5 * 60_000 + SETTLE_RECHECK_MS,
+		);
 	});
 });
 

@@ -106,9 +106,10 @@ export async function pauseUntilWebhook(
 	// n8n saves this stack entry with the waiting execution: every resume request reads it, and if n8n's own
 	// timeout ends the wait it hands these items on as they are.
 	context.getExecuteData().data = { main: [stored] };
-	await context.putExecutionToWait(new Date(pauseTimes(records).waitTillMs));
+	const times = pauseTimes(records);
+	await context.putExecutionToWait(new Date(times.waitTillMs));
 	watchPause({
-		ledger: ledgerOf(context.getExecutionId(), pauseTimes(records).forgetAtMs),
+		ledger: ledgerOf(context.getExecutionId(), times.forgetAtMs),
 		records,
 		role: 'pauser',
 		httpRequest: context.helpers.httpRequest,

@@ -21,9 +21,9 @@ import type {
 import type { PublicTranscriptionResponse as JobSnapshot } from '../../../../../src/api';
 import type { RetryPolicy } from '../../../../../src/client';
 import { isPauseCheck } from '../../../../../src/webhooks';
+import { CREDENTIAL_TYPE } from '../../../../shared/credentials';
 import type { ItemError } from '../../../../shared/errors';
 import { TranscriptionServiceClient } from '../../../../shared/transport';
-import { CREDENTIAL_TYPE } from '../../../../shared/credentials';
 import {
 	hearEvent,
 	jobsToRead,
@@ -34,11 +34,11 @@ import {
 	type Verdict,
 } from './decision';
 import { forgetLedger, ledgerOf, serialised, type Ledger } from './ledger';
+import { readOptions } from './parameters';
 import { readPause, storedError, type PauseRecord } from './pause-record';
 import { collectResults } from './results';
-import { readOptions } from './parameters';
-import { verifiedRequest } from './verified-request';
 import { CHECK_LIMITS, DEADLINE_SKEW_MS, EVENT_LIMITS, pauseTimes } from './timing';
+import { verifiedRequest } from './verified-request';
 import { CHECK_ANSWER_KEY, watchPause, type CheckAnswer } from './watcher';
 
 /**
@@ -53,6 +53,7 @@ const ANSWER_READ_POLICY: RetryPolicy = {
 	rateLimitJitterMs: 100,
 	attemptTimeoutMs: 3000,
 };
+
 type Answer = (status: number, body: IDataObject) => void;
 /** An answer that is the same for an event and a check; a check's also says `outcome` (CHECK_ANSWER_KEY). */
 type Reply = (status: number, body: IDataObject, outcome: CheckAnswer) => void;

@@ -5,7 +5,8 @@
 // - the watcher checks soon after the pause, then at intervals growing up to MAX_CHECK_INTERVAL_MS; a check leaves a
 //   recent end to its event (the settle, at most MAX_SETTLE_MS) and checks again once it is over, so a batch whose jobs
 //   have all ended resumes within RESUME_WITHIN_MS of the last end, whatever became of the events (a lost one; a
-//   cancelled job, which sends none);
+//   cancelled job, which sends none), while the process that paused it runs; the checks of a process that only
+//   answered requests leave it that time and more (ANSWERER_WAITS_MS);
 // - at Max Wait the deadline check, tried until its last try; n8n's own timeout (the backstop) comes after that try's
 //   collection, and a process forgets the execution only after that timeout.
 import type { PauseRecord } from './pause-record';
@@ -63,6 +64,12 @@ export const SETTLE_PER_DOWNLOAD_MS = 2_000;
 export const MAX_SETTLE_MS = 90_000;
 /** A check that left the resume to an event checks again this long after the settle is over. */
 export const SETTLE_RECHECK_MS = 1_000;
+/**
+ * The watchers of several processes check at the same pace: a check from a process that only answered requests resumes
+ * only this long after the pausing process's own could, which leaves the resume to that one while it runs (two checks
+ * resuming in two processes would collect the batch twice). Its checks are the net for a pauser that restarted.
+ */
+export const ANSWERER_WAITS_MS = 180_000;
 
 /** n8n's own timeout comes at least this long after Max Wait. */
 export const MIN_BACKSTOP_MS = 10 * 60 * 1000;

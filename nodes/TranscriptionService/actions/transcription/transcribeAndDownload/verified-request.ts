@@ -23,6 +23,8 @@ export interface VerifiedCheck {
 	kind: 'check';
 	/** When it arrived (this process's clock). */
 	atMs: number;
+	/** Sent by the watcher of the process that paused the execution (else by one that answered a request for it). */
+	fromPauser: boolean;
 }
 
 export type VerifiedRequest =
@@ -77,7 +79,7 @@ export async function verifiedRequest(
 				},
 			};
 		}
-		return { kind: 'check', atMs: nowMs };
+		return { kind: 'check', atMs: nowMs, fromPauser: check.watcher === 'pauser' };
 	}
 	const verified = verifyDelivery({
 		rawBody: body.rawBody,

@@ -1,7 +1,8 @@
 // The safety net of a pause: a loop in an n8n process that sends the execution's resume URL a check, signed with the
-// pause's own key, now and then, so a job whose completion event was lost (n8n down for all five deliveries, answered by n8n's "starting up",
-// refused with 409 before the execution was saved as waiting) still resumes it, and once at Max Wait the deadline
-// check, which resumes it whatever the jobs say. The process that paused the execution starts one right after the
+// pause's own key, at most 90 s apart (timing.ts), so a batch resumes within 2 minutes of its last job's end even when
+// that job's event was lost (n8n down for all five deliveries, answered by n8n's "starting up", refused with 409
+// before the execution was saved as waiting) or never sent (a cancelled job); and once at Max Wait the deadline check,
+// which resumes it whatever the jobs say. The process that paused the execution starts one right after the
 // pause; a process that answered a request for it without resuming starts one too, in case the first one restarted.
 //
 // It stops only on a final answer: a check resumed the execution, the node says the execution is not its pause, or
@@ -20,8 +21,8 @@ import {
 	CHECK_TIMEOUT_MS,
 	checkTimes,
 	pauseTimes,
-	RETRY_FIRST_MS,
 	READ_FAILED_RECHECK_MS,
+	RETRY_FIRST_MS,
 	RETRY_MAX_MS,
 	SAVED_WITHIN_MS,
 	SETTLE_RECHECK_MS,
@@ -81,6 +82,8 @@ export interface WatcherSetup {
 	deadlineAtMs: number;
 	/** The deadline check's last try (deadlineTimings). */
 	lastTryAtMs: number;
+	/** Whose watcher this is: the process that paused the execution, or one that answered a request for it. */
+	role: WatcherRole;
 	firstInMs: number;
 	/** This process already saw the execution waiting (a request reached it): n8n's 409 then means "resumed". */
 	seenWaiting: boolean;
@@ -108,6 +111,7 @@ export function watchPause(args: {
 		resumeUrl: args.records[0].resume_url,
 		deadlineAtMs,
 		lastTryAtMs,
+		role: args.role,
 		...WATCHER_ROLES[args.role],
 		checkKey: args.records[0].check_key,
 		httpRequest: args.httpRequest,
@@ -229,6 +233,7 @@ async function sendCheck(
 		key: setup.checkKey,
 		executionId: setup.ledger.executionId,
 		checkId: randomBytes(16).toString('hex'),
+		watcher: setup.role,
 		timestamp: Math.floor(Date.now() / 1000),
 	});
 	try {
