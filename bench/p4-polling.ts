@@ -1,9 +1,12 @@
 // P4 waiting cost: GET /transcriptions/{job_id} requests per job for 10 s, 60 s and 600 s jobs, by Transcribe and
 // Download in Wait Mode "Poll" (default poll options) against a fixed 5 s poll, both running side by side against the
-// same sandbox; and in Wait Mode "Pause Until Webhook", whose execution is paused until the service's signed events
-// reach its resume URL (n8n's waiting-webhook steps, as test/support/engine/waiting-harness.ts runs them). Long jobs run on sandbox time sped up on both sides (see lib/time-scale.ts) so
-// that no job takes more than `wallSecondsPerJob` of wall time; short ones run in real time, where the speed-up
-// would also stretch every request's own latency into seconds of sandbox time.
+// same sandbox. Long jobs run on sandbox time sped up on both sides (see lib/time-scale.ts) so that no job takes more
+// than `wallSecondsPerJob` of wall time; short ones run in real time, where the speed-up would also stretch every
+// request's own latency into seconds of sandbox time.
+// And in Wait Mode "Pause Until Webhook", whose execution is paused until the service's signed events reach its resume
+// URL (n8n's waiting-webhook steps, as test/support/engine/waiting-harness.ts runs them) while the node's watcher checks
+// now and then: status reads per batch while it waits 1, 10 and 60 minutes, on this process's clock sped up (see
+// p4-pause-clock.ts), after the polling arms.
 
 import { startSandbox } from '../sandbox/server';
 import { makeWav } from '../test/support/fixtures/media';
@@ -17,6 +20,7 @@ import {
 import { transcribeWithFixedPoll } from './lib/fixed-poll-client';
 import { ratio, round, type ResultRow } from '../test/support/bench-results';
 import { scaleTime } from './lib/time-scale';
+import { fastClock } from './p4-pause-clock';
 import { PausedRun } from '../test/support/engine/waiting-harness';
 
 export interface PollingBenchOptions {
@@ -24,8 +28,10 @@ export interface PollingBenchOptions {
 	jobsPerLength: number;
 	wallSecondsPerJob: number;
 	seed: number;
-	/** Pause Until Webhook runs in real time (see runPauseArm); longer jobs are left out of it (quick runs). */
-	pauseMaxJobSeconds: number;
+	/** Pause Until Webhook: how long the batch waits (its jobs' length), in minutes. */
+	pauseWaitMinutes: number[];
+	/** …on a clock this many times faster (p4-pause-clock.ts). */
+	pauseClockFactor: number;
 }
 
 const FIXED_POLL_SECONDS = 5;
@@ -60,12 +66,6 @@ function mean(values: number[]): number {
 
 export async function runPollingBenchmark(options: PollingBenchOptions): Promise<ResultRow[]> {
 	const rows: ResultRow[] = [];
-	// In real time, every length at once, beside the sped-up polling arms: the longest job sets P4's duration.
-	const pauseArms = Promise.all(
-		options.jobSeconds
-			.filter((jobSeconds) => jobSeconds <= options.pauseMaxJobSeconds)
-			.map(async (jobSeconds) => await runPauseArm(jobSeconds, options)),
-	);
 	for (const jobSeconds of options.jobSeconds) {
 		const factor = Math.max(1, jobSeconds / options.wallSecondsPerJob);
 		const sandbox = await startSandbox({ port: 0, quiet: true, jobSeconds, seed: options.seed });
@@ -144,70 +144,74 @@ export async function runPollingBenchmark(options: PollingBenchOptions): Promise
 			await sandbox.close();
 		}
 	}
-	for (const arm of await pauseArms) rows.push(...arm);
+	// One after the other, after the polling arms: each speeds up this whole process's clock.
+	for (const waitMinutes of options.pauseWaitMinutes)
+		rows.push(await runPauseArm(waitMinutes, options));
 	return rows;
 }
 
 /**
- * Pause Until Webhook on a sandbox of its own, in real time: the service signs each event with its own clock, and one
- * running minutes ahead of n8n's is refused (±300 s) as it should be, so sandbox time is not sped up here.
+ * Pause Until Webhook on a sandbox of its own: a batch of `jobsPerLength` jobs that each take `waitMinutes`, on a clock
+ * `pauseClockFactor` times faster. Counts, at the proxy, the status reads from the pause to the resume (the watcher's
+ * checks and the events' reads) and in all, per batch.
  */
-async function runPauseArm(jobSeconds: number, options: PollingBenchOptions): Promise<ResultRow[]> {
+async function runPauseArm(waitMinutes: number, options: PollingBenchOptions): Promise<ResultRow> {
+	const clock = fastClock(options.pauseClockFactor);
 	const sandbox = await startSandbox({
 		port: 0,
 		quiet: true,
-		jobSeconds,
+		jobSeconds: waitMinutes * 60,
 		seed: options.seed,
 		allowLocalWebhooks: true,
 	});
+	clock.drive(sandbox.clock);
 	const proxy = await startCountingProxy(sandbox.baseUrl);
 	try {
 		const run = await PausedRun.start({
 			parameters: pauseUntilWebhookParameters({
 				concurrency: options.jobsPerLength,
-				maxWaitSeconds: jobSeconds * 3,
+				maxWaitSeconds: waitMinutes * 60 * 3,
 			}),
-			input: await wavItems(options.jobsPerLength, `p4-pause-${jobSeconds}s`),
+			input: await wavItems(options.jobsPerLength, `p4-pause-${waitMinutes}min`),
 			credentials: {
 				apiKey: sandbox.keys.platinum_live.key,
 				baseUrl: proxy.baseUrl,
 				signingSecret: sandbox.keys.platinum_live.signing_secret,
 			},
 		});
+		const pausedAtMs = Date.now();
 		await run.finished();
 		await run.close();
 		const jobs = run.output().map((item) => item.json as { job_id: string; status: string });
 		if (jobs.some((job) => job.status !== 'completed')) {
 			throw new Error('P4: a paused job did not complete');
 		}
-		// After the resume each job is read once, for the output's snapshot; any other GET was made while waiting.
-		const gets = jobs.map((job) => countPolls(proxy.exchanges, job.job_id, Number.NaN).gets);
-		const whileWaiting = round(mean(gets.map((count) => Math.max(0, count - 1))), 1);
-		const fixedPollGets = round(jobSeconds / FIXED_POLL_SECONDS, 1);
 		const resumedBy = run.calls.find((call) => call.resumed);
-		const lagMs = (run.finishedAtMs ?? Number.NaN) - (resumedBy?.receivedAtMs ?? Number.NaN);
-		return [
-			{
-				benchmark: 'P4',
-				metric: `status GETs while waiting, per ${jobSeconds} s job (Pause Until Webhook)`,
-				value: whileWaiting,
-				unit: 'GETs',
-				baseline: {
-					label: `fixed ${FIXED_POLL_SECONDS} s poll (${jobSeconds} s ÷ ${FIXED_POLL_SECONDS} s)`,
-					value: fixedPollGets,
-				},
-				ratio: ratio(whileWaiting, fixedPollGets),
-				note: `${round(mean(gets), 1)} GET per job in all (its snapshot, after the last event); ${run.calls.length} events received, ${run.calls.filter((call) => call.resumed).length} resume; real time, ${options.jobsPerLength} jobs`,
+		if (!resumedBy) throw new Error('P4: no request resumed the execution');
+		const statusReads = proxy.exchanges.filter(
+			(exchange) => exchange.method === 'GET' && STATUS_PATH.test(exchange.url),
+		);
+		const whileWaiting = statusReads.filter(
+			(exchange) =>
+				exchange.startedAtMs >= pausedAtMs && exchange.startedAtMs < resumedBy.receivedAtMs,
+		).length;
+		const checks = run.calls.filter((call) => call.kind === 'check').length;
+		const events = run.calls.length - checks;
+		const fixedPollReads = options.jobsPerLength * ((waitMinutes * 60) / FIXED_POLL_SECONDS);
+		return {
+			benchmark: 'P4',
+			metric: `status reads per batch of ${options.jobsPerLength} while it waits ${waitMinutes} min (Pause Until Webhook)`,
+			value: whileWaiting,
+			unit: 'reads',
+			baseline: {
+				label: `fixed ${FIXED_POLL_SECONDS} s poll of each job (${options.jobsPerLength} × ${waitMinutes * 60} s ÷ ${FIXED_POLL_SECONDS} s)`,
+				value: fixedPollReads,
 			},
-			{
-				benchmark: 'P4',
-				metric: `output after the last event, ${jobSeconds} s jobs (Pause Until Webhook)`,
-				value: Math.round(lagMs),
-				unit: 'ms',
-				note: "wall time from the event that resumed the execution to the node's output (a snapshot and the SRT per job)",
-			},
-		];
+			ratio: ratio(whileWaiting, fixedPollReads),
+			note: `${checks} checks and ${events} events reached the resume URL, ${run.calls.filter((call) => call.resumed).length} resumed (by ${resumedBy.kind === 'check' ? 'a check' : 'an event'}); ${statusReads.length} status reads in all (${round(statusReads.length / options.jobsPerLength, 2)} per item, the output's snapshots included); clock ×${options.pauseClockFactor} (${round((waitMinutes * 60) / options.pauseClockFactor, 1)} s of wall time per wait)`,
+		};
 	} finally {
+		clock.stop();
 		await proxy.close();
 		await sandbox.close();
 	}

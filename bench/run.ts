@@ -43,7 +43,8 @@ const settings = {
 		jobSeconds: [10, 60, 600],
 		jobsPerLength: 3,
 		wallSecondsPerJob: quick ? 5 : 60,
-		pauseMaxJobSeconds: quick ? 10 : 600,
+		pauseWaitMinutes: quick ? [1, 10] : [1, 10, 60],
+		pauseClockFactor: 20,
 	},
 	p5: {
 		versionId: '2.8' as const,

@@ -9,14 +9,14 @@ export function generateIdempotencyKey(prefix = 'n8n'): string {
 }
 
 /**
- * One logical write of a workflow run: the n8n instance and the workflow (two instances sharing an account — staging
- * cloned from production — have the same node ids and execution-id sequence), the execution, the node, its run (a
- * node in a loop runs several times), the item and the step (slot, job). n8n's Retry On Fail runs the node again
- * with all of these unchanged.
+ * One logical write of a workflow run: the execution — its id, and the mark it drew (two n8n instances sharing an
+ * account, staging cloned from production, have the same instance id, workflow and node ids and execution-id sequence:
+ * only the run itself tells their executions apart) — the node, its run (a node in a loop runs several times), the
+ * item and the step (slot, job). n8n's Retry On Fail runs the node again with all of these unchanged.
  */
 export interface WriteScope {
-	instanceId: string;
-	workflowId: string;
+	/** Random, drawn by the execution the first time it writes, and kept with it. */
+	executionMark: string;
 	executionId: string;
 	nodeId: string;
 	runIndex: number;
@@ -26,13 +26,12 @@ export interface WriteScope {
 
 /**
  * The same key for the same write, however often n8n retries the node within one execution, and a new key in a
- * new execution, workflow or instance: a job the service already committed is replayed, never created twice, and
+ * new execution, a clone's included: a job the service already committed is replayed, never created twice, and
  * never taken for another instance's.
  */
 export function derivedIdempotencyKey(scope: WriteScope, prefix = 'n8n'): string {
 	const parts = [
-		scope.instanceId,
-		scope.workflowId,
+		scope.executionMark,
 		scope.executionId,
 		scope.nodeId,
 		scope.runIndex,

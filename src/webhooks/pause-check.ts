@@ -1,22 +1,22 @@
 // Pause checks: the signed POST the pack sends to its own paused execution's resume URL, asking the node to read the
-// jobs it has not heard of (a completion event may have been lost). Signed with the account's signing secret like the
-// service's events, but over another string and under other headers, so a check is never taken for an event, nor an
-// event for a check; the signature binds the execution id, so a check for one execution is refused by every other.
+// jobs it has not heard of (a completion event may have been lost). A check is the node talking to itself, so it is
+// signed with a key of the pause that only n8n holds (drawn at the pause and stored with the paused execution), never
+// with the service's signing secret: rotating that secret cannot strand a paused execution. The signature is HMAC like
+// the service's events, but over another string and under other headers, so a check is never taken for an event, nor
+// an event for a check; it binds the execution id, so a check for one execution is refused by every other.
 //
 //   signed string:  "pause-check." + timestamp + "." + execution id + "." + body
+//   body:           {"execution_id": <id>, "check_id": <32 hex digits, new for every check>,
+//                    "watcher": "pauser" | "answerer" (which process's watcher sent it)}
 //   headers:        X-Pause-Check-Timestamp (Unix seconds), X-Pause-Check-Signature ("v1=" + lowercase hex HMAC-SHA-256)
 //
-// Tolerance and secret handling are the events' (signature.ts): ±300 s, current or previous secret.
+// The check_id lets the receiver answer each check once (the node remembers those it answered); the tolerance is the
+// receiver's to choose, much shorter than an event's since a check goes from n8n to n8n.
 
 import { createHmac } from 'crypto';
 
 import { readHeader, WEBHOOK_HEADER_NAMES, type IncomingHeaders } from './headers';
-import {
-	DEFAULT_TOLERANCE_SECONDS,
-	UNIX_SECONDS,
-	verifyTimestampedHmac,
-	type VerifyFailureReason,
-} from './signature';
+import { UNIX_SECONDS, verifyTimestampedHmac, type VerifyFailureReason } from './signature';
 
 export const PAUSE_CHECK_HEADER_NAMES = {
 	timestamp: 'X-Pause-Check-Timestamp',
@@ -26,25 +26,43 @@ export const PAUSE_CHECK_HEADER_NAMES = {
 /** Keeps a check's signed string apart from an event's (which starts with the timestamp's digits). */
 const SIGNED_STRING_PREFIX = 'pause-check.';
 
+/** Whose watcher sent a check: the process that paused the execution, or one that answered a request for it. */
+export type PauseCheckWatcher = 'pauser' | 'answerer';
+
 export interface PauseCheckBody {
 	execution_id: string;
+	check_id: string;
+	watcher: PauseCheckWatcher;
 }
 
-/** HMAC-SHA-256(secret, "pause-check.<timestamp>.<executionId>." + body), over the body's bytes as given. */
+const WATCHERS: ReadonlySet<string> = new Set<PauseCheckWatcher>(['pauser', 'answerer']);
+
+const CHECK_ID = /^[0-9a-f]{32}$/;
+
+/** HMAC-SHA-256(key, "pause-check.<timestamp>.<executionId>." + body), over the body's bytes as given. */
 export function pauseCheckDigest(
-	secret: string,
+	key: string,
 	timestamp: string,
 	executionId: string,
 	body: Uint8Array | string,
 ): Buffer {
-	return createHmac('sha256', secret)
+	return createHmac('sha256', key)
 		.update(`${SIGNED_STRING_PREFIX}${timestamp}.${executionId}.`)
 		.update(body)
 		.digest();
 }
 
-/** The body and headers of one check of `executionId`, signed at `timestamp` (Unix seconds). */
-export function buildPauseCheck(args: { secret: string; executionId: string; timestamp: number }): {
+/**
+ * The body and headers of one check of `executionId` from `watcher`, signed with the pause's `key` at `timestamp`
+ * (Unix seconds); `checkId` (32 hex digits) is new for every check.
+ */
+export function buildPauseCheck(args: {
+	key: string;
+	executionId: string;
+	checkId: string;
+	watcher: PauseCheckWatcher;
+	timestamp: number;
+}): {
 	body: string;
 	headers: Record<string, string>;
 } {
@@ -54,8 +72,15 @@ export function buildPauseCheck(args: { secret: string; executionId: string; tim
 			`A pause check's timestamp must be whole Unix seconds, got "${timestamp}"`,
 		);
 	}
-	const body = JSON.stringify({ execution_id: args.executionId } satisfies PauseCheckBody);
-	const digest = pauseCheckDigest(args.secret.trim(), timestamp, args.executionId, body);
+	if (!CHECK_ID.test(args.checkId)) {
+		throw new RangeError(`A pause check's id must be 32 hex digits, got "${args.checkId}"`);
+	}
+	const body = JSON.stringify({
+		execution_id: args.executionId,
+		check_id: args.checkId,
+		watcher: args.watcher,
+	} satisfies PauseCheckBody);
+	const digest = pauseCheckDigest(args.key, timestamp, args.executionId, body);
 	return {
 		body,
 		headers: {
@@ -76,19 +101,22 @@ export function isPauseCheck(headers: IncomingHeaders): boolean {
 export type PauseCheckFailureReason = VerifyFailureReason | 'not_a_pause_check';
 
 export type VerifyPauseCheckResult =
-	{ ok: true } | { ok: false; reason: PauseCheckFailureReason; message: string };
+	| { ok: true; checkId: string; watcher: PauseCheckWatcher; timestamp: number }
+	| { ok: false; reason: PauseCheckFailureReason; message: string };
 
 /**
- * Checks a request against the raw bytes received: the check headers only (none of the service's), a signature over
- * this execution's id, and a body naming this execution. Never throws.
+ * Checks a request against the raw bytes received: the check headers only (none of the service's), a signature with
+ * the pause's key over this execution's id within the tolerance, and a body naming this execution and the check's id.
+ * Whether that check was answered before is the receiver's to know. Never throws.
  */
 export function verifyPauseCheck(input: {
 	rawBody: Uint8Array | string;
 	headers: IncomingHeaders;
 	/** The execution whose resume URL received the request. */
 	executionId: string;
-	secrets: ReadonlyArray<string>;
-	toleranceSeconds?: number;
+	/** The key of the pause, as stored with the paused execution. */
+	key: string;
+	toleranceSeconds: number;
 	/** Unix seconds; default current time. */
 	now?: number;
 }): VerifyPauseCheckResult {
@@ -106,28 +134,43 @@ export function verifyPauseCheck(input: {
 		names: PAUSE_CHECK_HEADER_NAMES,
 		timestampHeader: readHeader(input.headers, PAUSE_CHECK_HEADER_NAMES.timestamp),
 		signatureHeader: readHeader(input.headers, PAUSE_CHECK_HEADER_NAMES.signature),
-		secrets: input.secrets,
-		toleranceSeconds: input.toleranceSeconds ?? DEFAULT_TOLERANCE_SECONDS,
+		secrets: [input.key],
+		toleranceSeconds: input.toleranceSeconds,
 		now: input.now,
-		digest: (secret, timestamp) =>
-			pauseCheckDigest(secret, timestamp, input.executionId, input.rawBody),
+		digest: (key, timestamp) => pauseCheckDigest(key, timestamp, input.executionId, input.rawBody),
 	});
-	if (!verified.ok) return verified;
-	if (bodyExecutionId(input.rawBody) !== input.executionId) {
+	if (!verified.ok) {
+		return verified.reason === 'signature_mismatch'
+			? { ...verified, message: "The check is not signed with this paused execution's key" }
+			: verified;
+	}
+	const body = parsedBody(input.rawBody);
+	if (body?.execution_id !== input.executionId) {
 		return {
 			ok: false,
 			reason: 'not_a_pause_check',
 			message: 'The body does not name this execution',
 		};
 	}
-	return { ok: true };
+	if (typeof body.check_id !== 'string' || !CHECK_ID.test(body.check_id)) {
+		return { ok: false, reason: 'not_a_pause_check', message: 'The body carries no check_id' };
+	}
+	if (typeof body.watcher !== 'string' || !WATCHERS.has(body.watcher)) {
+		return { ok: false, reason: 'not_a_pause_check', message: 'The body names no watcher' };
+	}
+	return {
+		ok: true,
+		checkId: body.check_id,
+		watcher: body.watcher,
+		timestamp: verified.timestamp,
+	};
 }
 
-function bodyExecutionId(rawBody: Uint8Array | string): string | undefined {
+function parsedBody(rawBody: Uint8Array | string): Partial<PauseCheckBody> | undefined {
 	const text = typeof rawBody === 'string' ? rawBody : Buffer.from(rawBody).toString('utf8');
 	try {
 		const parsed = JSON.parse(text) as Partial<PauseCheckBody> | null;
-		return typeof parsed?.execution_id === 'string' ? parsed.execution_id : undefined;
+		return parsed ?? undefined;
 	} catch {
 		return undefined;
 	}

@@ -1,6 +1,7 @@
-// Derived Idempotency-Keys name the n8n instance and the workflow, not only the execution, node,
-// run and item. Two instances that share an account (staging cloned from production: the same node ids and the same
-// execution-id sequence) then never replay each other's slots and jobs, while a retry within one instance still does.
+// Derived Idempotency-Keys tell an execution from a staging clone's execution of the same id. A clone keeps the
+// encryption key (so n8n's instance id), the workflow and node ids and the execution-id sequence; only the run itself
+// differs, and the key carries a mark the execution draws and keeps in its context data. n8n's Retry On Fail, which
+// reruns the node within the execution, keeps the mark: a committed slot and job are replayed, not made twice.
 import { Container } from '@n8n/di';
 import { InstanceSettings } from 'n8n-core';
 
@@ -21,30 +22,25 @@ const transcribe = actionNode({
 	operation: 'transcribeAndDownload',
 	binaryPropertyName: 'data',
 	formats: ['txt'],
+	options: { pollIntervalSeconds: 0.2, maxPollIntervalSeconds: 0.5 },
 });
 
-const settings = () => Container.get(InstanceSettings) as { instanceId: string };
+const INSTANCE_ID = Container.get(InstanceSettings).instanceId;
 
-/** One execution `executionId` of the same workflow, as the n8n instance `instanceId` runs it. */
-async function runAs(instanceId: string, executionId: string, credentials: TestCredentials) {
-	const own = settings().instanceId;
-	settings().instanceId = instanceId;
-	try {
-		return await runWorkflow({
-			nodes: [transcribe],
-			input: [
-				await binaryItem({
-					data: makeWav({ seconds: 1 }),
-					fileName: 'a.wav',
-					mimeType: 'audio/wav',
-				}),
-			],
-			credentials,
-			executionId,
-		});
-	} finally {
-		settings().instanceId = own;
-	}
+/** Execution `executionId` of the workflow, on this n8n instance or on a clone of it: the same ids everywhere. */
+async function runExecution(
+	executionId: string,
+	credentials: TestCredentials,
+	node: Parameters<typeof runWorkflow>[0]['nodes'][number] = transcribe,
+) {
+	return await runWorkflow({
+		nodes: [node],
+		input: [
+			await binaryItem({ data: makeWav({ seconds: 1 }), fileName: 'a.wav', mimeType: 'audio/wav' }),
+		],
+		credentials,
+		executionId,
+	});
 }
 
 const keysSent = () =>
@@ -55,36 +51,57 @@ const keysSent = () =>
 			exchange.requestHeaders['idempotency-key'],
 		]);
 
-describe('derived Idempotency-Keys across n8n instances that share an account', () => {
-	it('two instances with the same node and execution ids get their own slot and job; a retry in one instance replays its own', async () => {
+describe('derived Idempotency-Keys: a staging clone never replays production’s writes', () => {
+	it('production and its clone run execution 42 of the same workflow: each gets a slot and a job of its own', async () => {
 		const created = await env.admin.createKey({ mode: 'test' });
 		const credentials = env.credentials(created.key);
 
-		const production = await runAs('production-instance', '42', credentials);
+		const production = await runExecution('42', credentials);
 		const productionKeys = keysSent();
 		env.proxy.exchanges.length = 0;
-		const staging = await runAs('staging-instance', '42', credentials);
-		const stagingKeys = keysSent();
-		env.proxy.exchanges.length = 0;
-		const retry = await runAs('production-instance', '42', credentials);
+		// The clone: the same encryption key (so instance id), workflow, node and execution ids.
+		expect(Container.get(InstanceSettings).instanceId).toBe(INSTANCE_ID);
+		const clone = await runExecution('42', credentials);
+		const cloneKeys = keysSent();
 
-		for (const result of [production, staging, retry]) expect(result.error).toBeUndefined();
+		for (const result of [production, clone]) expect(result.error).toBeUndefined();
 		expect(productionKeys.map(([path]) => path)).toEqual(['/uploads', '/transcriptions']);
-		expect(stagingKeys.map(([path]) => path)).toEqual(['/uploads', '/transcriptions']);
-		for (const index of [0, 1]) expect(stagingKeys[index][1]).not.toBe(productionKeys[index][1]);
-		expect(keysSent()).toEqual(productionKeys);
-
-		const [productionJob, stagingJob, retriedJob] = [production, staging, retry].map(
+		expect(cloneKeys.map(([path]) => path)).toEqual(['/uploads', '/transcriptions']);
+		for (const index of [0, 1]) expect(cloneKeys[index][1]).not.toBe(productionKeys[index][1]);
+		const [productionJob, cloneJob] = [production, clone].map(
 			(result) => result.output(ACTION_NODE)[0].json.job_id,
 		);
-		expect(stagingJob).not.toBe(productionJob);
-		expect(retriedJob).toBe(productionJob);
+		expect(cloneJob).not.toBe(productionJob);
 		const records = await env.admin.records(created.account_id);
 		expect(records.jobs.map((job) => [job.job_id, job.idempotent_replays]).sort()).toEqual(
 			[
-				[productionJob, 1],
-				[stagingJob, 0],
+				[productionJob, 0],
+				[cloneJob, 0],
 			].sort(),
 		);
+	});
+
+	it("n8n's Retry On Fail in one execution keeps its keys: the job committed before the failure is replayed", async () => {
+		const created = await env.admin.createKey({ mode: 'live' });
+		// Every answer to POST /transcriptions is lost on the first run (its 5 attempts), though the job is committed.
+		await env.admin.setFaults({
+			rules: [{ route: 'createTranscription', kind: 'drop_after_commit', count: 5 }],
+		});
+		const result = await runExecution('43', env.credentials(created.key), {
+			...transcribe,
+			retryOnFail: true,
+			maxTries: 2,
+			waitBetweenTries: 0,
+		});
+
+		expect(result.error).toBeUndefined();
+		expect(result.output(ACTION_NODE)[0].json.status).toBe('completed');
+		const jobKeys = keysSent().filter(([path]) => path === '/transcriptions');
+		expect(jobKeys).toHaveLength(6);
+		expect(new Set(jobKeys.map(([, key]) => key)).size).toBe(1);
+		const records = await env.admin.records(created.account_id);
+		expect(records.jobs).toHaveLength(1);
+		// The first attempt created it; the first run's 4 retries and the node's retry replayed it.
+		expect(records.jobs[0].idempotent_replays).toBe(5);
 	});
 });

@@ -386,6 +386,89 @@ describe('when Max Wait runs out: the deadline check', () => {
 	});
 });
 
+describe("the checks are the node's own: they do not depend on the service's signing secret", () => {
+	it('the signing secret rotated mid-pause, the credential updated and its previous secret cleared: the deadline check still resumes, with the transcript of the job that completed', async () => {
+		const maxWaitSeconds = 12;
+		const { run, accountId, jobIds } = await pauseHeld({
+			parameters: transcribe('pauseUntilWebhook', { options: { maxWaitSeconds } }),
+			input: await mediaItems(FILES.slice(0, 2)),
+		});
+		await env.admin.completeJob(jobIds[0]);
+		await until('the first event answered', () =>
+			eventCalls(run).find((call) => call.status === 200),
+		);
+		// Rotation: the service signs with the new secret at once; the user updates the credential and, as its help
+		// says once rotation is done, clears Previous Signing Secret.
+		const rotated = `whsec_rotated_${Date.now()}`;
+		await env.admin.updateAccount(accountId, { signing_secret: rotated });
+		run.updateCredentials({ signingSecret: rotated, previousSigningSecret: '' });
+
+		await within(run.finished(), 60_000);
+		expect(run.errors).toEqual([]);
+		const checks = run.calls.filter((call) => call.kind === 'check');
+		expect(checks.filter((call) => call.status === 401)).toEqual([]);
+		expect(run.calls.find((call) => call.resumed)).toMatchObject({ kind: 'check', status: 200 });
+		const [completed, running] = run.output();
+		expect([completed.json.job_id, completed.json.status]).toEqual([jobIds[0], 'completed']);
+		expect(Object.keys(completed.binary ?? {}).sort()).toEqual(['srt', 'txt']);
+		expect(running.json.error).toMatchObject({ code: 'max_wait_exceeded', job_id: jobIds[1] });
+		await env.admin.releaseJob(jobIds[1]);
+	}, 90_000);
+});
+
+describe('a check is answered once: a captured one cannot be replayed', () => {
+	const REPLAYED = { status: 401, body: { error: 'check_replayed' } };
+	const firstCheckAnswered = (run: PausedRun) =>
+		until('the first check answered', () =>
+			run.calls.find((call) => call.kind === 'check' && call.status === 200),
+		);
+
+	it('the same check posted 10 times more: each refused 401 check_replayed, not one status read', async () => {
+		const { run, jobIds } = await pauseHeld({
+			parameters: transcribe('pauseUntilWebhook'),
+			input: await mediaItems([FILES[0]]),
+		});
+		const captured = await firstCheckAnswered(run);
+		expect(captured.response).toMatchObject({ pause_check: 'waiting' });
+		const readsBefore = statusRequests().length;
+		const replays = [];
+		for (let replay = 0; replay < 10; replay++)
+			replays.push(await post(run.resumeUrl, captured.sent!));
+		expect(replays).toEqual(Array.from({ length: 10 }, () => REPLAYED));
+		expect(statusRequests()).toHaveLength(readsBefore);
+
+		await env.admin.completeJob(jobIds[0]);
+		await within(run.finished());
+		expect(run.output()[0].json.status).toBe('completed');
+	});
+
+	it('across processes, as far as n8n lets the node know: answered once more by each other process, never again', async () => {
+		const { run, jobIds } = await pauseHeld({
+			parameters: transcribe('pauseUntilWebhook'),
+			input: await mediaItems([FILES[0]]),
+			processors: 2,
+		});
+		// The node's own checks reach processor 0; the replays then go to processor 1, which has not seen the check.
+		let checksTo = 0;
+		run.route = (_callIndex, kind) => (kind === 'check' ? checksTo : 0);
+		const captured = await firstCheckAnswered(run);
+		expect(captured.servedBy).toBe(0);
+		checksTo = 1;
+		const onceMore = await post(run.resumeUrl, captured.sent!);
+		expect(onceMore).toEqual({
+			status: 200,
+			body: { received: true, waiting_for: 1, pause_check: 'waiting' },
+		});
+		expect(await post(run.resumeUrl, captured.sent!)).toEqual(REPLAYED);
+		checksTo = 0;
+		expect(await post(run.resumeUrl, captured.sent!)).toEqual(REPLAYED);
+
+		await env.admin.completeJob(jobIds[0]);
+		await within(run.finished());
+		expect(run.output()[0].json.status).toBe('completed');
+	});
+});
+
 describe('the deadline check of a large batch under the rate limit', () => {
 	afterEach(async () => {
 		await env.admin.setRateLimits(DEFAULT_RATE_LIMITS);
@@ -776,7 +859,7 @@ describe('the watcher: a completion event that never reaches the node', () => {
 	);
 
 	itOnProjectN8nOnly(
-		"keeps checking through a redeploy — n8n starting up, the node unable to verify, a load balancer's 503 — and resumes once n8n is back",
+		"keeps checking through a redeploy — n8n starting up, the node unable to read its credential, a load balancer's 503 — and resumes once n8n is back",
 		async () => {
 			const { run, jobIds } = await pauseHeld({
 				parameters: transcribe('pauseUntilWebhook'),
@@ -878,6 +961,81 @@ describe('the watcher: a completion event that never reaches the node', () => {
 			expect(output[3].json.error).toMatchObject({ http_status: 422 });
 		},
 		60_000,
+	);
+});
+
+describe('a batch whose jobs have all ended resumes within 2 minutes of the last end, whatever became of its events', () => {
+	/** A minute and a bit after the pause: past the watcher's first three checks (5 s, 20 s, 65 s). */
+	const LATE_MS = 67_000;
+
+	/** Pauses two items, completes the first job at once (its event arrives) and waits until LATE_MS after the pause. */
+	async function firstEndedThenLate() {
+		const { run, accountId, jobIds } = await pauseHeld({
+			parameters: transcribe('pauseUntilWebhook'),
+			input: await mediaItems(FILES.slice(0, 2)),
+		});
+		const pausedAtMs = Date.parse(
+			(run.storedItems()[0].json.error as { pause: { paused_at: string } }).pause.paused_at,
+		);
+		await env.admin.completeJob(jobIds[0]);
+		await until('the first event answered', () =>
+			eventCalls(run).find((call) => call.status === 200),
+		);
+		await until(
+			'late in the wait',
+			() => (Date.now() >= pausedAtMs + LATE_MS ? true : undefined),
+			90_000,
+		);
+		return { run, accountId, jobIds };
+	}
+
+	/** When the job ended, by the service's records. */
+	const endedAtMs = async (accountId: string, jobId: string) =>
+		Date.parse(
+			(await env.admin.records(accountId)).jobs.find((job) => job.job_id === jobId)!.updated_at,
+		);
+
+	itOnProjectN8nOnly(
+		'the last job is cancelled (the service sends no event for it): a check resumes, the item says job_cancelled',
+		async () => {
+			const { run, accountId, jobIds } = await firstEndedThenLate();
+			await env.admin.cancelJob(jobIds[1]);
+			const cancelledAtMs = await endedAtMs(accountId, jobIds[1]);
+
+			await within(run.finished(), 150_000);
+			expect(run.errors).toEqual([]);
+			const resumedBy = run.calls.find((call) => call.resumed)!;
+			expect(resumedBy.kind).toBe('check');
+			expect(resumedBy.receivedAtMs - cancelledAtMs).toBeLessThanOrEqual(120_000);
+			const [completed, cancelled] = run.output();
+			expect(completed.json.status).toBe('completed');
+			expect(cancelled.json.error).toMatchObject({
+				code: 'job_cancelled',
+				job_id: jobIds[1],
+				status: 'cancelled',
+			});
+		},
+		240_000,
+	);
+
+	itOnProjectN8nOnly(
+		"the last job's event is lost (n8n answered it with its own 200 while starting up): a check resumes",
+		async () => {
+			const { run, accountId, jobIds } = await firstEndedThenLate();
+			run.startingUp = true;
+			await env.admin.completeJob(jobIds[1]);
+			await eventsAnsweredByN8nStartingUp(jobIds);
+			run.startingUp = false;
+			const completedAtMs = await endedAtMs(accountId, jobIds[1]);
+
+			await within(run.finished(), 150_000);
+			expect(run.errors).toEqual([]);
+			const resumedBy = run.calls.find((call) => call.resumed)!;
+			expect(resumedBy.kind).toBe('check');
+			expect(resumedBy.receivedAtMs - completedAtMs).toBeLessThanOrEqual(120_000);
+			expect(run.output().map((item) => item.json.status)).toEqual(['completed', 'completed']);
+		},
+		240_000,
 	);
 });
 

@@ -7,12 +7,13 @@
 // answers in the service's place when a class says so.
 //
 // Pass, per class: every job that reached a terminal state (the sandbox's records) is output exactly once — completed
-// with the bytes the service serves, failed as an error item (Pause: on the error output) naming its job_id — and none
-// lost, duplicated or stalled. Faults are counted from the records of what answered in the service's or n8n's place
+// with the bytes the service serves, failed or cancelled as an error item (Pause: on the error output) naming its
+// job_id — and none lost, duplicated or stalled (Pause: a batch resumed more than 2 minutes after its last job ended
+// counts as stalled). Faults are counted from the records of what answered in the service's or n8n's place
 // (the counting proxy, the front door, the sandbox's delivery log), never from the code under test. The totals are
 // printed and written to bench/results/ (a dated file and latest.json). RELIABILITY_SCALE shrinks the batches.
 import { startCountingProxy, type Exchange } from '../support/sandbox/counting-proxy';
-import { SandboxAdmin } from '../../sandbox/admin-client';
+import { SandboxAdmin, type JobRecordView } from '../../sandbox/admin-client';
 import type { FaultConfig } from '../../sandbox/faults';
 import type { ListOrder } from '../../sandbox/list-order';
 import { startSandbox } from '../../sandbox/server';
@@ -87,6 +88,8 @@ afterAll(async () => {
 /** What a Pause Until Webhook class's faults left in the records. */
 interface PauseRecords {
 	exchanges: Exchange[];
+	/** The jobs of the class's accounts, as the service has them. */
+	jobs: JobRecordView[];
 	/** Every request the front doors saw. */
 	doors: RoutedRequest[];
 	deliveries: WebhookDeliveryRecord[];
@@ -108,12 +111,57 @@ interface PauseClass {
 	 */
 	copiesAtOnce?: true;
 	/** What happens while the batches wait (all of them paused by then); resolves with the processes restarted. */
-	during?: (batches: PausedBatch[]) => Promise<number>;
+	during?: (batches: PausedBatch[], admin: SandboxAdmin) => Promise<number>;
 	/** The faults injected, counted from the records. */
 	injected: (records: PauseRecords) => { count: number; detail: string };
 }
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** Until `probe` holds, polling every 250 ms, for `ms` at most. */
+async function until(what: string, probe: () => Promise<boolean>, ms = 60_000): Promise<void> {
+	const deadline = Date.now() + ms;
+	while (!(await probe())) {
+		if (Date.now() > deadline) throw new Error(`${what}: not within ${ms} ms`);
+		await sleep(250);
+	}
+}
+
+/** Until the service has had a 200 for an event of each job (from the node, or from n8n itself while starting up). */
+async function eventsAnswered(admin: SandboxAdmin, jobIds: readonly string[]): Promise<void> {
+	await until(`events of ${jobIds.length} jobs answered 200`, async () => {
+		const answered = (await admin.webhookDeliveries()).filter(
+			(delivery) => delivery.status_code === 200,
+		);
+		return jobIds.every((jobId) => answered.some((delivery) => delivery.body.includes(jobId)));
+	});
+}
+
+/** Ends every held job of each batch but its last, and waits until the node has answered each one's event. */
+async function endAllButTheLast(batches: PausedBatch[], admin: SandboxAdmin): Promise<void> {
+	const early = batches.map((batch) => (batch.holder?.held ?? []).slice(0, -1));
+	await Promise.all(batches.map(async (batch, index) => await batch.holder?.release(early[index])));
+	await eventsAnswered(admin, early.flat());
+}
+
+const lastHeld = (batch: PausedBatch) => batch.holder?.held.at(-1) as string;
+
+/** Ends the last held job of each batch while n8n answers its event itself ("starting up"): the node never hears it. */
+async function loseTheLastEvents(batches: PausedBatch[], admin: SandboxAdmin): Promise<void> {
+	for (const batch of batches) batch.run.startingUp = true;
+	await Promise.all(batches.map(async (batch) => await batch.holder?.release([lastHeld(batch)])));
+	await eventsAnswered(admin, batches.map(lastHeld));
+	for (const batch of batches) batch.run.startingUp = false;
+}
+
+/** Events answered by n8n itself while it was starting up, never seen by the node. */
+const answeredByN8n = (doors: RoutedRequest[]) =>
+	doors.filter(
+		(request) =>
+			request.eventId !== null &&
+			(request.answer as { message?: string } | undefined)?.message ===
+				'n8n is starting up. Please wait',
+	).length;
 
 /** The held jobs of a batch in `parts` consecutive slices. */
 function partsOf(batch: PausedBatch, parts: number): string[][] {
@@ -260,6 +308,90 @@ const PAUSE_CLASSES: PauseClass[] = [
 			};
 		},
 	},
+	{
+		name: 'the last event lost (answered by n8n starting up)',
+		holdJobs: true,
+		during: async (batches, admin) => {
+			await endAllButTheLast(batches, admin);
+			await loseTheLastEvents(batches, admin);
+			return 0;
+		},
+		injected: ({ doors }) => {
+			const count = answeredByN8n(doors);
+			return {
+				count,
+				detail: `${count} last events answered 200 by n8n while starting up (the service does not deliver them again)`,
+			};
+		},
+	},
+	{
+		name: 'the last job cancelled (no event)',
+		holdJobs: true,
+		during: async (batches, admin) => {
+			await endAllButTheLast(batches, admin);
+			await Promise.all(batches.map(async (batch) => await admin.cancelJob(lastHeld(batch))));
+			return 0;
+		},
+		injected: ({ jobs }) => {
+			const count = jobs.filter((job) => job.status === 'cancelled').length;
+			return {
+				count,
+				detail: `${count} last jobs cancelled, for which the service sends no event`,
+			};
+		},
+	},
+	{
+		name: 'signing secret rotated mid-pause (the last event lost)',
+		holdJobs: true,
+		// Half of each batch's jobs end; the account's signing secret is rotated at the service, and 2 s later the user
+		// updates the credential and clears Previous Signing Secret; the other half ends but for the last job, whose event
+		// is lost: only a check can resume the batch, and every check is made after the rotation.
+		during: async (batches, admin) => {
+			const halves = batches.map((batch) => {
+				const early = (batch.holder?.held ?? []).slice(0, -1);
+				const half = Math.ceil(early.length / 2);
+				return [early.slice(0, half), early.slice(half)];
+			});
+			await Promise.all(
+				batches.map(async (batch, index) => await batch.holder?.release(halves[index][0])),
+			);
+			await eventsAnswered(
+				admin,
+				halves.flatMap(([first]) => first),
+			);
+			const rotated = batches.map((batch) => `whsec_rotated_${batch.accountId}_${Date.now()}`);
+			await Promise.all(
+				batches.map(
+					async (batch, index) =>
+						await admin.updateAccount(batch.accountId, { signing_secret: rotated[index] }),
+				),
+			);
+			await sleep(2000);
+			for (const [index, batch] of batches.entries()) {
+				batch.run.updateCredentials({ signingSecret: rotated[index], previousSigningSecret: '' });
+				batch.signingSecret = rotated[index];
+				secrets[`rotated signing secret of ${batch.accountId}`] = rotated[index];
+			}
+			const rest = halves.map(([, second]) => second);
+			await Promise.all(
+				batches.map(async (batch, index) => await batch.holder?.release(rest[index])),
+			);
+			await eventsAnswered(admin, rest.flat());
+			await loseTheLastEvents(batches, admin);
+			return 0;
+		},
+		injected: ({ doors, deliveries }) => {
+			const rotations = BATCH_SIZES.length;
+			const refusedEvents = deliveries.filter((delivery) => delivery.status_code === 401).length;
+			const refusedChecks = doors.filter(
+				(request) => request.eventId === null && request.status === 401,
+			).length;
+			return {
+				count: rotations + answeredByN8n(doors),
+				detail: `${rotations} rotations of the account's signing secret mid-pause (the credential updated 2 s later, its previous secret cleared), ${answeredByN8n(doors)} last events lost to n8n starting up; ${refusedEvents} events refused 401 between the two (delivered again), ${refusedChecks} checks refused 401`,
+			};
+		},
+	},
 ];
 
 /** Artifacts (job and format) answered 200 more than once: a second collection, or a retry of an answer lost. */
@@ -328,7 +460,7 @@ async function runPauseClass(faultClass: PauseClass, classIndex: number) {
 			secrets[`API key of ${batch.accountId}`] = batch.apiKey;
 			secrets[`signing secret of ${batch.accountId}`] = batch.signingSecret;
 		}
-		const restarts = (await faultClass.during?.(batches)) ?? 0;
+		const restarts = (await faultClass.during?.(batches, admin)) ?? 0;
 		await Promise.all(batches.map(async (batch) => await settleBatch(batch, STALL_BOUND_MS)));
 		await admin.clearFaults();
 		// Late copies (duplicates, retries of lost answers) meet finished executions: none may resume one again.
@@ -342,6 +474,9 @@ async function runPauseClass(faultClass: PauseClass, classIndex: number) {
 		}
 		const injected = faultClass.injected({
 			exchanges: proxy.exchanges,
+			jobs: (
+				await Promise.all(batches.map(async (batch) => (await admin.records(batch.accountId)).jobs))
+			).flat(),
 			doors: batches.flatMap((batch) => batch.run.frontDoor?.records ?? []),
 			deliveries: await admin.webhookDeliveries(),
 			restarts,
@@ -352,6 +487,7 @@ async function runPauseClass(faultClass: PauseClass, classIndex: number) {
 		const lost = outcomes.flatMap((outcome) => outcome.lost);
 		const stalled = outcomes.flatMap((outcome) => outcome.stalled);
 		const duplicated = outcomes.flatMap((outcome) => outcome.duplicated);
+		const slowest = Math.max(...outcomes.map((outcome) => outcome.resumedAfterMs ?? Infinity));
 		const tallied = tally.add({
 			feature: 'Pause Until Webhook',
 			faultClass: faultClass.name,
@@ -364,6 +500,7 @@ async function runPauseClass(faultClass: PauseClass, classIndex: number) {
 				`batches of ${BATCH_SIZES.join(', ')}`,
 				injected.detail,
 				`second resumes refused by n8n: ${secondResumes('event')} on an event, ${secondResumes('check')} on a check; ${repeatedDownloads(proxy.exchanges)} artifact(s) downloaded more than once`,
+				`resumed at most ${Math.round(slowest / 1000)} s after the batch's last job ended`,
 				...reasons,
 				...(stalled.length ? [`stalled: ${stalled.join(', ')}`] : []),
 				...(duplicated.length ? [`duplicated: ${duplicated.join(', ')}`] : []),

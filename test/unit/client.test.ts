@@ -282,8 +282,7 @@ describe('Idempotency-Key (spec 4.2, 4.4, 8)', () => {
 
 describe('derived Idempotency-Keys: the same write keeps its key across n8n retries', () => {
 	const write = {
-		instanceId: 'c0ffee',
-		workflowId: 'wf-1',
+		executionMark: '2f1c3e7a-0b7d-4c55-9d0e-6a1f0c2b9e44',
 		executionId: '4711',
 		nodeId: 'node-a',
 		runIndex: 0,
@@ -291,15 +290,17 @@ describe('derived Idempotency-Keys: the same write keeps its key across n8n retr
 		step: 'job',
 	};
 
-	it('is the same for the same instance, workflow, execution, node, run, item and step', () => {
+	it('is the same for the same execution (id and mark), node, run, item and step', () => {
 		expect(derivedIdempotencyKey(write)).toBe(derivedIdempotencyKey({ ...write }));
 		expect(derivedIdempotencyKey(write)).toMatch(/^n8n-[0-9a-f]{48}$/);
 		expect(idempotencyKeyProblem(derivedIdempotencyKey(write))).toBeUndefined();
 	});
 
 	it.each([
-		['another n8n instance (staging cloned from production)', { instanceId: 'd00d1e' }],
-		['another workflow', { workflowId: 'wf-2' }],
+		[
+			"a staging clone's execution with the same id (its own mark)",
+			{ executionMark: '9b0e5d21-7c4a-4f3e-8a61-d2c7b5e0f183' },
+		],
 		['another execution', { executionId: '4712' }],
 		['another node', { nodeId: 'node-b' }],
 		['another run of the node (a loop)', { runIndex: 1 }],

@@ -7,6 +7,7 @@ import {
 	buildPauseCheck,
 	isPauseCheck,
 	PAUSE_CHECK_HEADER_NAMES,
+	pauseCheckDigest,
 	verifyPauseCheck,
 	verifySignature,
 } from '../../src/webhooks';
@@ -15,15 +16,17 @@ import { buildSignedDelivery } from '../../src/service';
 
 interface CheckVector {
 	name: string;
-	secret: string;
+	key: string;
 	timestamp: number;
 	execution_id: string;
+	check_id: string;
+	watcher: 'pauser' | 'answerer';
 	body: string;
 	signature: string;
 }
 const fixture = JSON.parse(
 	readFileSync(join(__dirname, '../support/fixtures/pause-check-vectors.json'), 'utf8'),
-) as { secret: string; vectors: CheckVector[] };
+) as { key: string; vectors: CheckVector[] };
 const [vector] = fixture.vectors;
 
 const checkHeaders = (timestamp: number | string, signature: string) => ({
@@ -37,7 +40,8 @@ function verifyVector(overrides: Partial<Parameters<typeof verifyPauseCheck>[0]>
 		rawBody: Buffer.from(vector.body, 'utf8'),
 		headers: checkHeaders(vector.timestamp, vector.signature),
 		executionId: vector.execution_id,
-		secrets: [vector.secret],
+		key: vector.key,
+		toleranceSeconds: 60,
 		now: vector.timestamp,
 		...overrides,
 	});
@@ -48,8 +52,10 @@ describe('buildPauseCheck', () => {
 		'signs %s exactly as the independent vector',
 		(_name, entry) => {
 			const built = buildPauseCheck({
-				secret: entry.secret,
+				key: entry.key,
 				executionId: entry.execution_id,
+				checkId: entry.check_id,
+				watcher: entry.watcher,
 				timestamp: entry.timestamp,
 			});
 			expect(built.body).toBe(entry.body);
@@ -61,8 +67,11 @@ describe('buildPauseCheck', () => {
 		},
 	);
 
-	it('refuses a timestamp that is not whole Unix seconds', () => {
-		expect(() => buildPauseCheck({ secret: 's', executionId: '1', timestamp: 1.5 })).toThrow(
+	it('refuses a timestamp that is not whole Unix seconds, and a check id that is not 32 hex digits', () => {
+		const checkId = vector.check_id;
+		const check = { key: 'k', executionId: '1', watcher: 'pauser' as const };
+		expect(() => buildPauseCheck({ ...check, checkId, timestamp: 1.5 })).toThrow(RangeError);
+		expect(() => buildPauseCheck({ ...check, checkId: 'same-every-time', timestamp: 1 })).toThrow(
 			RangeError,
 		);
 	});
@@ -70,17 +79,25 @@ describe('buildPauseCheck', () => {
 
 describe('verifyPauseCheck', () => {
 	it.each(fixture.vectors.map((entry) => [entry.name, entry] as const))(
-		'accepts the vector "%s" with its secret, also as the previous one',
+		'accepts the vector "%s" with its key, and with no other',
 		(_name, entry) => {
 			const input = {
 				rawBody: entry.body,
 				headers: checkHeaders(entry.timestamp, entry.signature),
 				executionId: entry.execution_id,
+				toleranceSeconds: 60,
 				now: entry.timestamp,
 			};
-			expect(verifyPauseCheck({ ...input, secrets: [entry.secret] })).toEqual({ ok: true });
-			expect(verifyPauseCheck({ ...input, secrets: ['', 'whsec_new', entry.secret] })).toEqual({
+			expect(verifyPauseCheck({ ...input, key: entry.key })).toEqual({
 				ok: true,
+				checkId: entry.check_id,
+				watcher: entry.watcher,
+				timestamp: entry.timestamp,
+			});
+			expect(verifyPauseCheck({ ...input, key: `${entry.key.slice(1)}0` })).toEqual({
+				ok: false,
+				reason: 'signature_mismatch',
+				message: "The check is not signed with this paused execution's key",
 			});
 		},
 	);
@@ -93,35 +110,57 @@ describe('verifyPauseCheck', () => {
 	});
 
 	it('refuses a body that names another execution, even when signed for this one', () => {
-		const body = JSON.stringify({ execution_id: 'another' });
-		const signed = buildPauseCheck({ secret: vector.secret, executionId: 'another', timestamp: 1 });
+		const signed = buildPauseCheck({
+			key: vector.key,
+			executionId: 'another',
+			checkId: vector.check_id,
+			watcher: 'pauser',
+			timestamp: 1,
+		});
 		const forThisExecution = verifyPauseCheck({
-			rawBody: body,
+			rawBody: signed.body,
 			headers: {
 				'x-pause-check-timestamp': '1',
 				'x-pause-check-signature': signed.headers[PAUSE_CHECK_HEADER_NAMES.signature],
 			},
 			executionId: 'this-one',
-			secrets: [vector.secret],
+			key: vector.key,
+			toleranceSeconds: 60,
 			now: 1,
 		});
 		expect(forThisExecution).toMatchObject({ ok: false, reason: 'signature_mismatch' });
 	});
 
-	it('refuses a tampered body, another secret, and a timestamp beyond ±300 s either way', () => {
+	it("refuses a tampered body, another pause's key, and a timestamp beyond the tolerance either way", () => {
 		expect(verifyVector({ rawBody: vector.body.replace('}', ' }') })).toMatchObject({
 			reason: 'signature_mismatch',
 		});
-		expect(verifyVector({ secrets: ['whsec_other'] })).toMatchObject({
+		expect(verifyVector({ key: fixture.vectors[2].key })).toMatchObject({
 			reason: 'signature_mismatch',
 		});
-		expect(verifyVector({ now: vector.timestamp + 300 })).toEqual({ ok: true });
-		expect(verifyVector({ now: vector.timestamp + 301 })).toMatchObject({
+		expect(verifyVector({ now: vector.timestamp + 60 })).toMatchObject({ ok: true });
+		expect(verifyVector({ now: vector.timestamp + 61 })).toMatchObject({
 			reason: 'timestamp_out_of_tolerance',
 		});
-		expect(verifyVector({ now: vector.timestamp - 301 })).toMatchObject({
+		expect(verifyVector({ now: vector.timestamp - 61 })).toMatchObject({
 			reason: 'timestamp_out_of_tolerance',
 		});
+	});
+
+	it('refuses a body without its check id, even when signed', () => {
+		const body = JSON.stringify({ execution_id: vector.execution_id });
+		const digest = pauseCheckDigest(
+			vector.key,
+			String(vector.timestamp),
+			vector.execution_id,
+			body,
+		);
+		expect(
+			verifyVector({
+				rawBody: body,
+				headers: checkHeaders(vector.timestamp, `v1=${digest.toString('hex')}`),
+			}),
+		).toEqual({ ok: false, reason: 'not_a_pause_check', message: 'The body carries no check_id' });
 	});
 
 	it('names a missing or malformed header', () => {
@@ -148,8 +187,9 @@ describe('a check is never taken for an event, nor an event for a check', () => 
 		created_at: '2026-08-14T09:30:12Z',
 		links: { self: 'https://x.example/j', artifact: 'https://x.example/j/artifact' },
 	};
+	// The service's event signed with the very same string as key: still no check.
 	const event = buildSignedDelivery({
-		secret: vector.secret,
+		secret: vector.key,
 		timestamp: vector.timestamp,
 		event: completed,
 	});
@@ -183,7 +223,7 @@ describe('a check is never taken for an event, nor an event for a check', () => 
 					'X-Service-Timestamp': String(vector.timestamp),
 					'X-Service-Signature': vector.signature,
 				},
-				secrets: [vector.secret],
+				secrets: [vector.key],
 				now: vector.timestamp,
 			}),
 		).toMatchObject({ ok: false, reason: 'signature_mismatch' });

@@ -1,5 +1,5 @@
 // A paused Transcribe and Download without I/O: what it stores in n8n (pause-record.ts), what one process remembers
-// (ledger.ts), what each request decides (decision.ts), and when its watcher checks (watcher.ts).
+// (ledger.ts), what each request decides (decision.ts), and when its watcher checks (watcher.ts, timing.ts).
 import type { Logger } from 'n8n-workflow';
 
 import type { PublicTranscriptionResponse } from '../../src/api';
@@ -9,8 +9,6 @@ import {
 	jobsToRead,
 	knownSnapshots,
 	learnSnapshot,
-	SETTLE_MS,
-	SETTLE_PER_DOWNLOAD_MS,
 	unknownJobs,
 	verdict,
 	type PauseRequest,
@@ -28,12 +26,24 @@ import {
 	type PauseRecord,
 } from '../../nodes/TranscriptionService/actions/transcription/transcribeAndDownload/pause-record';
 import {
-	afterCheck,
-	afterMaxWait,
-	checkOutcome,
+	ANSWERER_WAITS_MS,
+	CHECK_LIFETIME_MS,
 	checkTimes,
 	DEADLINE_SKEW_MS,
+	deadlineTimings,
 	MAX_CHECK_INTERVAL_MS,
+	MAX_SETTLE_MS,
+	SETTLE_MS,
+	SETTLE_PER_DOWNLOAD_MS,
+} from '../../nodes/TranscriptionService/actions/transcription/transcribeAndDownload/timing';
+import {
+	MAX_USED_CHECKS,
+	useCheck,
+} from '../../nodes/TranscriptionService/actions/transcription/transcribeAndDownload/used-checks';
+import {
+	afterCheck,
+	checkOutcome,
+	recheckAtMs,
 	startWatcher,
 	type WatcherSetup,
 	type WatchState,
@@ -44,6 +54,8 @@ const PAUSE = {
 	node_id: NODE,
 	resume_url: 'https://n8n.example.com/webhook-waiting/4711?signature=abc',
 	deadline_at: '2026-11-25T10:30:00.000Z',
+	paused_at: '2026-11-25T10:00:00.000Z',
+	check_key: 'c0ffee'.repeat(10) + 'c0de',
 };
 const record = (item: number, jobId?: string, status = 'queued'): PauseRecord => ({
 	...PAUSE,
@@ -63,11 +75,16 @@ const event = (jobId: string, second: number, status = 'completed'): EventReques
 	status,
 	createdAt: at(second),
 });
-/** The node's own check, arriving at `second` (the deadline check when `deadline`). */
-const check = (second: number, deadline = false): PauseRequest => ({
+type CheckRequest = Extract<PauseRequest, { kind: 'check' }>;
+/**
+ * The node's own check, arriving at `second` (the deadline check when `deadline`), from the watcher of the process that
+ * paused the execution unless `fromPauser` is false.
+ */
+const check = (second: number, deadline = false, fromPauser = true): CheckRequest => ({
 	kind: 'check',
-	deadline,
+	atDeadline: deadline,
 	atMs: Date.parse(at(second)),
+	fromPauser,
 });
 /** The event, as this process has heard it. */
 const heard = (ledger: ReturnType<typeof ledgerOf>, jobId: string, second: number) => {
@@ -104,6 +121,8 @@ describe('the stored items', () => {
 			readPause([storedItem({ ...record(0, 'job_a'), ...change }, timeout)], NODE);
 		expect(broken({ formats: ['exe' as never] })).toBeUndefined();
 		expect(broken({ deadline_at: 'soon' })).toBeUndefined();
+		expect(broken({ paused_at: undefined as never })).toBeUndefined();
+		expect(broken({ check_key: 'not hex' })).toBeUndefined();
 		expect(broken({ resume_url: undefined as never })).toBeUndefined();
 	});
 });
@@ -247,11 +266,11 @@ describe('the verdict', () => {
 describe("a check that finds every job ended: it leaves a recent end to that job's event", () => {
 	// The event may be resuming the execution in another process, downloading every artifact meanwhile; a check that
 	// resumed too would download them all again (seen in R5: 100-item batches collected twice).
-	const paused = (pausedAtSecond?: number) =>
+	const paused = (pausedAtSecond: number) =>
 		[0, 1, 2].map((item) => ({
 			...record(item, `job_${'abc'[item]}`),
 			formats: ['srt', 'txt'] as PauseRecord['formats'],
-			...(pausedAtSecond === undefined ? {} : { paused_at: at(pausedAtSecond) }),
+			paused_at: at(pausedAtSecond),
 		}));
 	const ended = (...jobs: Array<[string, string, number]>) => {
 		const ledger = freshLedger();
@@ -268,7 +287,7 @@ describe("a check that finds every job ended: it leaves a recent end to that job
 		);
 		const until = Date.parse(at(15)) + SETTLE_MS + 3 * 2 * SETTLE_PER_DOWNLOAD_MS;
 		expect(until).toBe(Date.parse(at(32)));
-		expect(checkResumesFrom(paused(10), ledger)).toBe(until);
+		expect(checkResumesFrom(paused(10), ledger, check(0))).toBe(until);
 		expect(verdict(paused(10), ledger, check(31))).toEqual({ action: 'settle', untilMs: until });
 		expect(verdict(paused(10), ledger, check(32))).toEqual({ action: 'resume' });
 	});
@@ -296,9 +315,40 @@ describe("a check that finds every job ended: it leaves a recent end to that job
 			['job_b', 'failed', 14],
 			['job_c', 'cancelled', 40],
 		);
-		expect(checkResumesFrom(paused(10), ledger)).toBe(
+		expect(checkResumesFrom(paused(10), ledger, check(0))).toBe(
 			Date.parse(at(14)) + SETTLE_MS + 2 * SETTLE_PER_DOWNLOAD_MS,
 		);
+	});
+
+	it("a check from a process that only answered requests leaves the resume to the pausing process's for 3 minutes more", () => {
+		const ledger = ended(
+			['job_a', 'completed', 12],
+			['job_b', 'completed', 14],
+			['job_c', 'cancelled', 40],
+		);
+		// The pauser's checks: the settle after job_b (the last end with an event), then resume.
+		const settled = Date.parse(at(14)) + SETTLE_MS + 2 * 2 * SETTLE_PER_DOWNLOAD_MS;
+		expect(verdict(paused(10), ledger, check(41))).toEqual({ action: 'resume' });
+		// An answerer's: 3 minutes after the later of that settle and the last end of any job (job_c's, no event).
+		const answerer = Date.parse(at(40)) + ANSWERER_WAITS_MS;
+		expect(answerer).toBeGreaterThan(settled);
+		expect(verdict(paused(10), ledger, check(41, false, false))).toEqual({
+			action: 'settle',
+			untilMs: answerer,
+		});
+		expect(verdict(paused(10), ledger, check(220, false, false))).toEqual({ action: 'resume' });
+		// At the deadline every watcher's check resumes as the pauser's would.
+		expect(verdict(paused(10), ledger, check(41, true, false))).toEqual({ action: 'resume' });
+	});
+
+	it('a large batch settles 90 s at most: a lost last event holds it back no longer than that', () => {
+		const many = Array.from({ length: 100 }, (_, item) => ({
+			...record(item, `job_${item}`),
+			formats: ['srt', 'txt', 'pdf', 'docx'] as PauseRecord['formats'],
+		}));
+		const ledger = freshLedger();
+		for (const entry of many) learnSnapshot(ledger, snapshot(entry.job_id!, 'completed', 20));
+		expect(checkResumesFrom(many, ledger, check(0))).toBe(Date.parse(at(20)) + MAX_SETTLE_MS);
 	});
 
 	it('jobs that all ended before the pause hold nothing back: n8n refused their events while the execution ran', () => {
@@ -307,20 +357,8 @@ describe("a check that finds every job ended: it leaves a recent end to that job
 			['job_b', 'completed', 5],
 			['job_c', 'failed', 9],
 		);
-		expect(checkResumesFrom(paused(10), ledger)).toBeUndefined();
+		expect(checkResumesFrom(paused(10), ledger, check(0))).toBeUndefined();
 		expect(verdict(paused(10), ledger, check(15))).toEqual({ action: 'resume' });
-	});
-
-	it('a record stored without paused_at (an earlier version) counts every end as after the pause', () => {
-		const ledger = ended(
-			['job_a', 'completed', 3],
-			['job_b', 'completed', 5],
-			['job_c', 'failed', 9],
-		);
-		expect(verdict(paused(), ledger, check(15))).toEqual({
-			action: 'settle',
-			untilMs: Date.parse(at(9)) + SETTLE_MS + 2 * 2 * SETTLE_PER_DOWNLOAD_MS,
-		});
 	});
 });
 
@@ -367,7 +405,8 @@ describe('the ledger of a paused execution in one process', () => {
 			lastTryAtMs: Date.now() + 3 * HOUR,
 			firstInMs,
 			seenWaiting: true,
-			signingSecret: 'whsec_unit',
+			role: 'answerer',
+			checkKey: PAUSE.check_key,
 			httpRequest,
 			logger: quiet,
 		});
@@ -387,7 +426,7 @@ describe('the ledger of a paused execution in one process', () => {
 
 		it('fit the paused executions of a queue-mode worker at bench P5 three times over', () => {
 			// 64 pauses a minute, each kept for Max Wait (30 min by default) + twice n8n's backstop.
-			const keptMinutes = 30 + (2 * afterMaxWait([record(0, 'job_a')]).backstopMs) / 60_000;
+			const keptMinutes = 30 + (2 * deadlineTimings([record(0, 'job_a')]).backstopMs) / 60_000;
 			expect(MAX_LEDGERS).toBeGreaterThanOrEqual(3 * 64 * keptMinutes);
 		});
 
@@ -455,15 +494,45 @@ describe('the ledger of a paused execution in one process', () => {
 	});
 });
 
+describe('a check is answered once in each process', () => {
+	const id = (n: number) => n.toString(16).padStart(32, '0');
+
+	it('refuses a check it answered before, for as long as that check could be verified', () => {
+		const signedAtMs = Date.parse(at(0));
+		expect(useCheck(id(1), signedAtMs, signedAtMs + 100)).toBe(true);
+		expect(useCheck(id(1), signedAtMs, signedAtMs + 200)).toBe(false);
+		expect(useCheck(id(2), signedAtMs, signedAtMs + 300)).toBe(true);
+		expect(useCheck(id(1), signedAtMs, signedAtMs + CHECK_LIFETIME_MS)).toBe(false);
+		// Past its lifetime the signature check refuses it anyway: it is forgotten.
+		expect(useCheck(id(3), signedAtMs, signedAtMs + CHECK_LIFETIME_MS + 1)).toBe(true);
+		expect(
+			useCheck(id(1), signedAtMs + CHECK_LIFETIME_MS, signedAtMs + CHECK_LIFETIME_MS + 2),
+		).toBe(true);
+	});
+
+	it(`remembers at most MAX_USED_CHECKS, forgetting the oldest first`, () => {
+		const signedAtMs = Date.parse(at(0)) + 10 * CHECK_LIFETIME_MS;
+		for (let n = 0; n < MAX_USED_CHECKS; n++) useCheck(id(1000 + n), signedAtMs, signedAtMs);
+		expect(useCheck(id(1000), signedAtMs, signedAtMs)).toBe(false);
+		expect(useCheck(id(999), signedAtMs, signedAtMs)).toBe(true);
+		// The oldest went to make room; the newest are still known.
+		expect(useCheck(id(1000), signedAtMs, signedAtMs)).toBe(true);
+		expect(useCheck(id(1000 + MAX_USED_CHECKS - 1), signedAtMs, signedAtMs)).toBe(false);
+	});
+});
+
 describe('the watcher', () => {
-	it('checks soon after the pause, then at intervals growing ×3, then at Max Wait and shortly after until the backstop', () => {
+	it('checks soon after the pause, then at intervals growing ×3 up to 90 s, then at Max Wait and shortly after until the backstop', () => {
 		const startMs = 0;
 		const deadlineAtMs = 30 * 60 * 1000;
 		const lastTryAtMs = deadlineAtMs + 8 * 60_000;
 		const times = checkTimes({ startMs, firstInMs: 5000, deadlineAtMs, lastTryAtMs });
 		const beforeDeadline = times.filter((time) => time < deadlineAtMs);
-		expect(beforeDeadline).toEqual([5_000, 20_000, 65_000, 200_000, 605_000]);
+		expect(beforeDeadline.slice(0, 5)).toEqual([5_000, 20_000, 65_000, 155_000, 245_000]);
+		const gaps = beforeDeadline.slice(3).map((time, index) => time - beforeDeadline[index + 2]);
+		expect(new Set(gaps)).toEqual(new Set([90_000]));
 		expect(beforeDeadline.at(-1)).toBeLessThan(deadlineAtMs - DEADLINE_SKEW_MS);
+		expect(beforeDeadline.at(-1)).toBeGreaterThanOrEqual(deadlineAtMs - DEADLINE_SKEW_MS - 90_000);
 		const fromDeadline = times.filter((time) => time >= deadlineAtMs);
 		expect(fromDeadline).toHaveLength(17);
 		expect(fromDeadline[0]).toBe(deadlineAtMs);
@@ -473,7 +542,7 @@ describe('the watcher', () => {
 
 	it("after Max Wait: the tries, then the last try's collection, before n8n's own timeout, scaled with items × formats", () => {
 		const batch = (items: number, formats: PauseRecord['formats']) =>
-			afterMaxWait(
+			deadlineTimings(
 				Array.from({ length: items }, (_, item) => ({ ...record(item, `job_${item}`), formats })),
 			);
 		const minutes = (ms: number) => ms / 60_000;
@@ -491,7 +560,7 @@ describe('the watcher', () => {
 		expect(large.backstopMs - large.lastTryMs).toBeGreaterThanOrEqual(2 * (100 + 400) * 2_000);
 		expect(minutes(large.backstopMs)).toBe(62);
 		// Items that failed before the pause have nothing to read or download.
-		const failedBeforePause = afterMaxWait([
+		const failedBeforePause = deadlineTimings([
 			record(0, 'job_a'),
 			...Array.from({ length: 99 }, (_, item) => record(item + 1)),
 		]);
@@ -556,7 +625,7 @@ describe('the watcher', () => {
 				afterCheck(times, state, 'unreachable', 40_000),
 				afterCheck(times, state, 'unreachable', 65_000),
 				afterCheck(times, state, 'unreachable', 125_000),
-				afterCheck(times, state, 'unreachable', 185_000),
+				afterCheck(times, state, 'unreachable', 155_000),
 			];
 			expect(steps).toEqual([
 				next(10_000),
@@ -564,12 +633,33 @@ describe('the watcher', () => {
 				next(40_000, true),
 				next(65_000),
 				next(125_000),
-				next(185_000),
-				next(200_000),
+				next(155_000),
+				next(215_000),
 			]);
 			// An answer from the node: back on the schedule, and the next failure starts again at 5 s.
-			expect(afterCheck(times, state, 'waiting', 200_000)).toEqual(next(605_000));
-			expect(afterCheck(times, state, 'unreachable', 605_000)).toEqual(next(610_000));
+			expect(afterCheck(times, state, 'waiting', 215_000)).toEqual(next(245_000));
+			expect(afterCheck(times, state, 'unreachable', 245_000)).toEqual(next(250_000));
+		});
+
+		it("left to a recent end's event: checks again just after the settle; reads that failed: 30 s later, both never after the schedule", () => {
+			const state = watching(true);
+			const settling = (untilMs: number) => ({
+				received: true,
+				settling_until: new Date(untilMs).toISOString(),
+				pause_check: 'waiting',
+			});
+			const sooner = (outcome: 'waiting' | 'read_failed', body: unknown, nowMs: number) =>
+				afterCheck(times, state, outcome, nowMs, recheckAtMs(outcome, body, nowMs));
+			expect(recheckAtMs('waiting', settling(170_000), 155_000)).toBe(171_000);
+			expect(sooner('waiting', settling(170_000), 155_000)).toEqual(next(171_000));
+			// A settle longer than the schedule's next check: the schedule comes first.
+			expect(sooner('waiting', settling(300_000), 155_000)).toEqual(next(245_000));
+			expect(sooner('waiting', { received: true, waiting_for: 2 }, 155_000)).toEqual(next(245_000));
+			const failedReads = { error: 'status_unavailable', pause_check: 'read_failed' };
+			expect(sooner('read_failed', failedReads, 155_000)).toEqual(next(185_000));
+			expect(sooner('read_failed', failedReads, 230_000)).toEqual(next(245_000));
+			// Answers: no retry count, no warning.
+			expect(state.unanswered).toBe(0);
 		});
 
 		it('unanswered to the end: tried again until the last deadline check, then it stops', () => {

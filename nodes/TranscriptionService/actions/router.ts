@@ -46,14 +46,17 @@ export async function router(this: IExecuteFunctions): Promise<INodeExecutionDat
 	}
 	const client = new TranscriptionServiceClient(this);
 	const concurrency = operation.concurrency?.call(this) ?? 1;
-	const outcomes = await runItems(this, concurrency, async (itemIndex) => {
-		const output = await operation.execute.call(this, itemIndex, client);
+	if (operation.afterItems) {
+		const outcomes = await runItems(
+			this,
+			concurrency,
+			async (itemIndex, created) => await operation.execute.call(this, itemIndex, client, created),
+		);
+		return await operation.afterItems.call(this, client, outcomes);
+	}
+	const outcomes = await runItems(this, concurrency, async (itemIndex, created) => {
+		const output = await operation.execute.call(this, itemIndex, client, created);
 		return output.map((item) => ({ ...item, pairedItem: { item: itemIndex } }));
 	});
-	const batchOutput = await operation.afterItems?.call(this, client, outcomes);
-	return (
-		batchOutput ?? [
-			outcomes.flatMap((outcome) => (outcome.ok ? outcome.value : [outcome.failedItem])),
-		]
-	);
+	return [outcomes.flatMap((outcome) => (outcome.ok ? outcome.value : [outcome.failedItem]))];
 }

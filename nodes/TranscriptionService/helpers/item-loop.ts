@@ -1,19 +1,20 @@
 // Running an operation over the input items with n8n's failure rules (Continue On Fail, first failure stops).
 import type { IDataObject, IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
 
-import { asItemFailure, itemErrorOf } from '../../shared/errors';
+import { asItemFailure, itemErrorOf, type ItemContext } from '../../shared/errors';
 
 export type ItemOutcome<T> = { ok: true; value: T } | { ok: false; failedItem: INodeExecutionData };
 
 /**
  * Runs `work` for every input item, `concurrency` at a time, results in input order. Under Continue On Fail a
  * failed item becomes its error item; otherwise, after the first failure no new item starts, the ones in flight
- * finish, and the failure is thrown. A cancelled execution is never an item's failure.
+ * finish, and the failure is thrown. A cancelled execution is never an item's failure. `work` notes in `created`
+ * what the item has created (upload_id, job_id): its failure becomes the item's error here, once, naming them.
  */
 export async function runItems<T>(
 	context: IExecuteFunctions,
 	concurrency: number,
-	work: (itemIndex: number) => Promise<T>,
+	work: (itemIndex: number, created: ItemContext) => Promise<T>,
 ): Promise<Array<ItemOutcome<T>>> {
 	const count = context.getInputData().length;
 	const cancelSignal = context.getExecutionCancelSignal();
@@ -23,10 +24,11 @@ export async function runItems<T>(
 		count,
 		concurrency,
 		async (itemIndex) => {
+			const created: ItemContext = {};
 			try {
-				outcomes[itemIndex] = { ok: true, value: await work(itemIndex) };
+				outcomes[itemIndex] = { ok: true, value: await work(itemIndex, created) };
 			} catch (error) {
-				const itemFailure = asItemFailure(context.getNode(), error, itemIndex);
+				const itemFailure = asItemFailure(context.getNode(), error, itemIndex, created);
 				if (!context.continueOnFail() || cancelSignal?.aborted) failure ??= itemFailure;
 				else outcomes[itemIndex] = { ok: false, failedItem: failedItem(itemFailure, itemIndex) };
 			}

@@ -60,6 +60,10 @@ export interface ResumeCall {
 	secondResume?: true;
 	/** When the request arrived (wall clock). */
 	receivedAtMs: number;
+	/** When its answer went out (wall clock): for the request that resumed, the claim, before the downloads. */
+	answeredAtMs?: number;
+	/** A check as it was sent: its X-Pause-Check-* headers and body, to send it again (a replay). */
+	sent?: { headers: Record<string, string>; body: string };
 }
 
 export interface PausedRunOptions {
@@ -128,6 +132,8 @@ export class PausedRun {
 	private constructor(
 		private readonly options: PausedRunOptions,
 		private readonly nodeTypes: PackageNodeTypes,
+		/** The decrypted credentials every process is handed (one n8n database): editing them edits the credential. */
+		private readonly credentialFields: ReturnType<typeof fixtureCredentials>,
 		private readonly credentialsHelper: FixtureCredentialsHelper,
 		private readonly server: Server,
 		readonly origin: string,
@@ -165,10 +171,12 @@ export class PausedRun {
 		const frontDoor = options.frontDoor ? await WebhookRouter.start(own, [own]) : undefined;
 		if (frontDoor && typeof options.frontDoor === 'function') options.frontDoor(frontDoor);
 		const origin = frontDoor?.baseUrl ?? `http://127.0.0.1:${own.port}`;
+		const credentialFields = fixtureCredentials(options.credentials);
 		const run = new PausedRun(
 			options,
 			nodeTypes,
-			new FixtureCredentialsHelper(loader, fixtureCredentials(options.credentials)),
+			credentialFields,
+			new FixtureCredentialsHelper(loader, credentialFields),
 			server,
 			origin,
 			{
@@ -241,6 +249,11 @@ export class PausedRun {
 		this.processors[process] = this.loadCopy();
 	}
 
+	/** The user edits the credential mid-wait (e.g. a rotated signing secret): every later request reads the new one. */
+	updateCredentials(fields: Partial<TestCredentials>): void {
+		Object.assign(this.credentialFields[CREDENTIAL_TYPE], fields);
+	}
+
 	/** Every process of the run restarts (see `restart`). */
 	restartAll(): void {
 		this.restart('pauser');
@@ -287,11 +300,22 @@ export class PausedRun {
 	/** n8n's WaitingWebhooks.executeWebhook for a POST without suffix. */
 	private async serve(req: Request, res: Response): Promise<void> {
 		const receivedAtMs = Date.now();
+		let answeredAtMs: number | undefined;
+		res.once('finish', () => (answeredAtMs = Date.now()));
 		const kind: ResumeCall['kind'] =
 			req.headers['x-pause-check-signature'] === undefined ? 'event' : 'check';
 		const served = this.servingCopy(kind);
-		const record = (call: Omit<ResumeCall, 'receivedAtMs' | 'kind' | 'servedBy'>) =>
-			this.calls.push({ ...call, kind, servedBy: served.by, receivedAtMs });
+		const record = (
+			call: Omit<ResumeCall, 'receivedAtMs' | 'answeredAtMs' | 'kind' | 'servedBy' | 'sent'>,
+		) =>
+			this.calls.push({
+				...call,
+				kind,
+				servedBy: served.by,
+				receivedAtMs,
+				answeredAtMs,
+				...(kind === 'check' ? { sent: checkAsSent(req) } : {}),
+			});
 		if (this.startingUp) {
 			res.status(200).json({ message: 'n8n is starting up. Please wait' });
 			record({ status: 200, response: undefined, resumed: false });
@@ -418,6 +442,15 @@ export class PausedRun {
 		this.copies.push(copy);
 		return copy;
 	}
+}
+
+/** A check's own headers and its body as received. */
+function checkAsSent(req: Request): NonNullable<ResumeCall['sent']> {
+	const headers: Record<string, string> = {};
+	for (const [name, value] of Object.entries(req.headers)) {
+		if (name.startsWith('x-pause-check-') && typeof value === 'string') headers[name] = value;
+	}
+	return { headers, body: req.rawBody?.toString('utf8') ?? '' };
 }
 
 type LedgerModule = { forgetLedger?: (executionId: string) => void };

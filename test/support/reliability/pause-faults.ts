@@ -43,6 +43,9 @@ export function answered(exchanges: Exchange[], path: RegExp, status: Exchange['
 	).length;
 }
 
+/** The item error of a job that ended without a transcript, by its status. */
+const ERROR_OF: Record<string, string> = { failed: 'job_failed', cancelled: 'job_cancelled' };
+
 /** What R5's pass rule found in a paused batch's outputs. */
 export interface OutputJudgement {
 	/** Jobs of the account that reached a terminal state at the service. */
@@ -56,8 +59,9 @@ export interface OutputJudgement {
 
 /**
  * R5's pass rule: every terminal job of the account (the sandbox's records) is output exactly once, as the service
- * has it — completed on the success output (`artifactsProblem` compares its bytes with the service's), failed on the
- * error output naming its job_id (job_failed). A job output as max_wait_exceeded stalled.
+ * has it — completed on the success output (`artifactsProblem` compares its bytes with the service's), failed or
+ * cancelled on the error output naming its job_id (job_failed, job_cancelled). A job output as max_wait_exceeded
+ * stalled.
  */
 export async function judgeOutputs<Item extends { json: Record<string, unknown> }>(args: {
 	jobs: ReadonlyArray<{ job_id: string; status: string }>;
@@ -90,7 +94,8 @@ export async function judgeOutputs<Item extends { json: Record<string, unknown> 
 		const error = (item.json.error ?? {}) as { code?: string; job_id?: string };
 		const jobId = String(error.job_id);
 		if (error.code === 'max_wait_exceeded') stalled.add(jobId);
-		else if (error.code === 'job_failed' && terminal.get(jobId) === 'failed') deliver(jobId);
+		else if (error.code !== undefined && error.code === ERROR_OF[terminal.get(jobId) ?? ''])
+			deliver(jobId);
 		else reasons.push(`${jobId}: error output ${error.code} for a ${terminal.get(jobId)} job`);
 	}
 

@@ -2,7 +2,8 @@
 // n8n-core's engine until it pauses (test/support/engine/waiting-harness.ts), the resume URL served by two webhook
 // processors behind a front door (the queue suite's router) while the process that paused keeps its watcher; then
 // judged against the sandbox's own records: every job that reached a terminal state must be output exactly once —
-// completed on the success output with the bytes the service serves, failed on the error output naming its job_id.
+// completed on the success output with the bytes the service serves, failed or cancelled on the error output naming
+// its job_id — and the batch resumed within 2 minutes of its last job's end.
 import type { INodeExecutionData, INodeParameters } from 'n8n-workflow';
 
 import type { SandboxAdmin } from '../../../sandbox/admin-client';
@@ -33,10 +34,14 @@ export async function batchItems(size: number, name: string): Promise<INodeExecu
 	);
 }
 
+/** A batch whose jobs have all ended must resume within this long of the last end, or its jobs count as stalled. */
+export const RESUME_WITHIN_MS = 120_000;
+
 export interface PausedBatch {
 	size: number;
 	accountId: string;
 	apiKey: string;
+	/** The account's signing secret (the newest, when a class rotates it). */
 	signingSecret: string;
 	run: PausedRun;
 	/** Present when the batch's jobs are held from the moment they exist. */
@@ -90,6 +95,8 @@ export interface BatchOutcome {
 	 * twice, but every artifact was downloaded again.
 	 */
 	secondResumes: { event: number; check: number };
+	/** From the last job's end to the resume's answer (undefined when no request resumed it). */
+	resumedAfterMs: number | undefined;
 	/** Why each lost job counts as lost. */
 	reasons: string[];
 }
@@ -123,13 +130,27 @@ export async function judgeBatch(
 ): Promise<BatchOutcome> {
 	const { run } = batch;
 	const [success = [], errors = []] = run.outputs();
+	const { jobs } = await admin.records(batch.accountId);
 	const judged = await judgeOutputs({
-		jobs: (await admin.records(batch.accountId)).jobs,
+		jobs,
 		success,
 		errors,
 		artifactsProblem: async (item) => await artifactsProblem(item, sandboxBaseUrl, batch.apiKey),
 	});
 	const reasons = [...judged.reasons];
+	const stalled = new Set(judged.stalled);
+	// Resumed (the claim's answer) more than 2 minutes after the last job ended: every job of the batch waited too long.
+	const lastEndMs = Math.max(...jobs.map((job) => Date.parse(job.updated_at)));
+	const resumedBy = run.calls.find((call) => call.resumed);
+	const resumedAfterMs = resumedBy
+		? (resumedBy.answeredAtMs ?? resumedBy.receivedAtMs) - lastEndMs
+		: undefined;
+	if (resumedAfterMs !== undefined && resumedAfterMs > RESUME_WITHIN_MS) {
+		reasons.push(
+			`batch of ${batch.size} resumed ${Math.round(resumedAfterMs / 1000)} s after its last job ended`,
+		);
+		for (const job of jobs) stalled.add(job.job_id);
+	}
 	const outputsPerItem = new Map<number, number>();
 	for (const item of [...success, ...errors]) {
 		const index = (item.pairedItem as { item: number }).item;
@@ -148,7 +169,8 @@ export async function judgeBatch(
 		jobs: judged.jobs,
 		lost: judged.lost,
 		duplicated: judged.duplicated,
-		stalled: judged.stalled,
+		stalled: [...stalled],
+		resumedAfterMs,
 		secondResumes: {
 			event: second.filter((call) => call.kind === 'event').length,
 			check: second.filter((call) => call.kind === 'check').length,

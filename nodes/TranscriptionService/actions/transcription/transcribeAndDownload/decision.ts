@@ -7,8 +7,10 @@
 // recent end to its event for a while (`checkResumesFrom`; the deadline check too, once every job has ended): that
 // event may be resuming the execution in another process, whose collection downloads every artifact, and a check
 // resuming meanwhile would download them all again (n8n 2.x then refuses the second resume; n8n 1.x has no such
-// guard). Two deliveries of one event at two processes at once cannot be told apart without a lock the processes
-// share, which a node does not have.
+// guard). Likewise two checks: the watchers of several processes check at the same pace, so a check from a process
+// that only answered requests leaves the resume to the pausing process's checks for ANSWERER_WAITS_MS more (its own
+// are the net for a pauser that restarted). Two deliveries of one event at two processes at once cannot be told apart
+// without a lock the processes share, which a node does not have.
 import {
 	hasEvent,
 	isCompletedStatus,
@@ -17,14 +19,16 @@ import {
 } from '../../../../../src/api';
 import type { Ledger } from './ledger';
 import type { PauseRecord } from './pause-record';
+import { ANSWERER_WAITS_MS, settleMs } from './timing';
 
 export type PauseRequest =
 	| { kind: 'event'; jobId: string; status: string; createdAt: string }
 	/**
-	 * `deadline`: Max Wait has run out; once every job is read (over as many tries as the rate limit takes) the
-	 * execution resumes whatever they say. `atMs`: when it arrived (this process's clock).
+	 * `atDeadline`: it is the deadline check (Max Wait has run out); once every job is read (over as many tries as the
+	 * rate limit takes) the execution resumes whatever they say. `atMs`: when it arrived (this process's clock).
+	 * `fromPauser`: sent by the watcher of the process that paused the execution.
 	 */
-	| { kind: 'check'; deadline: boolean; atMs: number };
+	| { kind: 'check'; atDeadline: boolean; atMs: number; fromPauser: boolean };
 
 export type Verdict =
 	/** A job is still running (or not yet read): nothing can resume. */
@@ -34,11 +38,6 @@ export type Verdict =
 	/** A check found every job ended, the last one recently: its event may be resuming elsewhere until `untilMs`. */
 	| { action: 'settle'; untilMs: number }
 	| { action: 'resume' };
-
-/** How long a check leaves a job's end to its event: the delivery and the reads of the resume it makes. */
-export const SETTLE_MS = 5_000;
-/** …and per artifact that resume downloads: one at the spec's lowest rate limit (30 requests a minute). */
-export const SETTLE_PER_DOWNLOAD_MS = 2_000;
 
 /** The jobs of the pause this process does not know to have ended, in item order (older first). */
 export function unknownJobs(records: readonly PauseRecord[], ledger: Ledger): string[] {
@@ -62,7 +61,7 @@ export function jobsToRead(
 	request: PauseRequest,
 ): string[] {
 	const unknown = unknownJobs(records, ledger);
-	if (request.kind !== 'check' || !request.deadline) return unknown;
+	if (request.kind !== 'check' || !request.atDeadline) return unknown;
 	return unknown.filter((jobId) => !ledger.runningAtDeadline.has(jobId));
 }
 
@@ -105,7 +104,7 @@ export function verdict(
 ): Verdict {
 	const unknown = unknownJobs(records, ledger);
 	if (request.kind === 'check') {
-		if (request.deadline) {
+		if (request.atDeadline) {
 			const unread = jobsToRead(records, ledger, request).length;
 			if (unread > 0) return { action: 'wait', waitingFor: unread };
 			// A job read still running: no event resumes before it ends. Every job ended: as any check.
@@ -113,7 +112,7 @@ export function verdict(
 		} else if (unknown.length > 0) {
 			return { action: 'wait', waitingFor: unknown.length };
 		}
-		const from = checkResumesFrom(records, ledger);
+		const from = checkResumesFrom(records, ledger, request);
 		return from !== undefined && request.atMs < from
 			? { action: 'settle', untilMs: from }
 			: { action: 'resume' };
@@ -124,30 +123,35 @@ export function verdict(
 }
 
 /**
- * When a check may resume an execution whose jobs have all ended (ms since the epoch): SETTLE_MS after the last job
- * with an event ended, plus SETTLE_PER_DOWNLOAD_MS per artifact to download; undefined when no event can be resuming
- * it — no job with an event ended after the pause (n8n refused their events while the execution ran).
+ * When a check may resume an execution whose jobs have all ended (ms since the epoch): the settle (timing.ts) after the
+ * last job with an event ended, longer with more artifacts to download; undefined when no event can be resuming
+ * it — no job with an event ended after the pause (n8n refused their events while the execution ran). A check from a
+ * process that only answered requests (not the deadline check) waits ANSWERER_WAITS_MS more after that, or after the
+ * last end of any job: the pausing process's watcher resumes first while it runs.
  */
 export function checkResumesFrom(
 	records: readonly PauseRecord[],
 	ledger: Ledger,
+	check: Extract<PauseRequest, { kind: 'check' }>,
 ): number | undefined {
-	// A record without paused_at (stored by an earlier version): every end counts as after the pause.
-	const pausedAtMs = Date.parse(records[0]?.paused_at ?? '');
-	let lastEndMs: number | undefined;
+	const pausedAtMs = Date.parse(records[0].paused_at);
+	let lastEventEndMs: number | undefined;
+	let lastEndMs = pausedAtMs;
 	let downloads = 0;
 	for (const record of records) {
 		const known = record.job_id === undefined ? undefined : ledger.ended.get(record.job_id);
 		const status = known?.status ?? record.status ?? '';
 		if (isCompletedStatus(status)) downloads += record.formats.length;
-		if (!known || !hasEvent(status)) continue;
+		if (!known) continue;
 		const endedAtMs = Date.parse(known.endedAt);
-		if (endedAtMs < pausedAtMs) continue;
-		lastEndMs = Math.max(lastEndMs ?? endedAtMs, endedAtMs);
+		lastEndMs = Math.max(lastEndMs, endedAtMs);
+		if (!hasEvent(status) || endedAtMs < pausedAtMs) continue;
+		lastEventEndMs = Math.max(lastEventEndMs ?? endedAtMs, endedAtMs);
 	}
-	return lastEndMs === undefined
-		? undefined
-		: lastEndMs + SETTLE_MS + downloads * SETTLE_PER_DOWNLOAD_MS;
+	const settledAtMs =
+		lastEventEndMs === undefined ? undefined : lastEventEndMs + settleMs(downloads);
+	if (check.fromPauser || check.atDeadline) return settledAtMs;
+	return Math.max(settledAtMs ?? lastEndMs, lastEndMs) + ANSWERER_WAITS_MS;
 }
 
 /** A job (with an event of its own) that ended after the event was created; equal times: the later item's. */

@@ -7,11 +7,11 @@ import { isTerminalStatus } from '../../../../../src/api';
 import { isLocalHost, webhookTargetProblem } from '../../../../../src/webhooks';
 import { CREDENTIAL_TYPE } from '../../../../shared/credentials';
 import {
-	addItemContext,
 	apiError,
 	apiFieldsOf,
 	itemErrorOf,
 	operationError,
+	type ItemContext,
 	type ItemError,
 	type NodeError,
 } from '../../../../shared/errors';
@@ -19,49 +19,54 @@ import type { TranscriptionServiceClient } from '../../../../shared/transport';
 import type { ItemOutcome } from '../../../helpers/item-loop';
 import { maxWaitExceededError } from './job-errors';
 import { ledgerOf } from './ledger';
-import { storedItem, type PauseRecord } from './pause-record';
+import { readOptions, readParameters } from './parameters';
+import { newCheckKey, storedItem, type PauseRecord } from './pause-record';
 import { collectResults } from './results';
-import { maxWaitMs, readTranscribeItem, startJob } from './start-job';
-import { afterMaxWait, FIRST_CHECK_MS, startWatcher } from './watcher';
+import { startJob } from './start-job';
+import { deadlineTimings, pauseTimes } from './timing';
+import { watchPause } from './watcher';
 
-/** One item's job, created with the execution's resume URL as its webhook_url; the item carries its record. */
+/** One item's job, created with the execution's resume URL as its webhook_url: its part of the pause record. */
+export type PausedItem = Required<Pick<PauseRecord, 'formats' | 'job_id' | 'upload_id' | 'status'>>;
+
+/** One item's job, created with the execution's resume URL as its webhook_url. */
 export async function startPausedJob(
 	context: IExecuteFunctions,
 	client: TranscriptionServiceClient,
 	itemIndex: number,
-): Promise<INodeExecutionData> {
+	created: ItemContext,
+): Promise<PausedItem> {
 	const resumeUrl = resumeUrlOf(context);
 	// The same for every item, and said before its job exists.
 	const refusal = await pauseRefusal(context, client, resumeUrl);
 	if (refusal) throw refusal;
-	const item = readTranscribeItem(context, itemIndex);
-	const started = await startJob(context, client, itemIndex, item, {
-		...item.additionalFields,
+	const parameters = readParameters(context, itemIndex);
+	const started = await startJob(context, client, itemIndex, parameters, created, {
+		...parameters.additionalFields,
 		webhook_url: resumeUrl,
 	}).catch((error: unknown) => {
 		throw explainRefusedResumeUrl(error, resumeUrl);
 	});
-	const job: StartedItem = {
-		formats: item.formats,
+	return {
+		formats: parameters.formats,
 		job_id: started.created.job_id,
 		upload_id: started.uploadId,
 		status: started.created.status,
 	};
-	return { json: job as unknown as IDataObject };
 }
-
-type StartedItem = Required<Pick<PauseRecord, 'formats' | 'job_id' | 'upload_id' | 'status'>>;
 
 /**
  * Once every item's job exists: the execution waits until they have all ended (n8n's own timeout only as a backstop,
- * after Max Wait by afterMaxWait's backstop), or finishes now when none runs.
+ * the backstop after Max Wait: deadlineTimings), or finishes now when none runs.
  */
 export async function pauseUntilWebhook(
 	context: IExecuteFunctions,
 	client: TranscriptionServiceClient,
-	outcomes: Array<ItemOutcome<INodeExecutionData[]>>,
+	outcomes: Array<ItemOutcome<PausedItem>>,
 ): Promise<INodeExecutionData[][]> {
-	const waitMs = maxWaitMs(context.getNodeParameter('options', 0, {}) as IDataObject);
+	const { maxWaitMs: waitMs } = readOptions(
+		context.getNodeParameter('options', 0, {}) as IDataObject,
+	);
 	const pausedAtMs = Date.now();
 	const deadlineAtMs = pausedAtMs + waitMs;
 	const pause = {
@@ -69,16 +74,14 @@ export async function pauseUntilWebhook(
 		resume_url: resumeUrlOf(context),
 		deadline_at: new Date(deadlineAtMs).toISOString(),
 		paused_at: new Date(pausedAtMs).toISOString(),
+		check_key: newCheckKey(),
 	};
 	const failures = new Map<number, ItemError>();
 	const records: PauseRecord[] = outcomes.map((outcome, item) => {
-		if (outcome.ok) {
-			return { ...pause, item, ...(outcome.value[0].json as unknown as StartedItem) };
-		}
+		if (outcome.ok) return { ...pause, item, ...outcome.value };
 		failures.set(item, (outcome.failedItem.json as { error: ItemError }).error);
 		return { ...pause, item, formats: [] };
 	});
-
 	const running = (record: PauseRecord) =>
 		record.job_id !== undefined && !isTerminalStatus(record.status ?? '');
 	if (!records.some(running)) {
@@ -93,7 +96,7 @@ export async function pauseUntilWebhook(
 		return [results.map((result) => result.item)];
 	}
 
-	const { lastTryMs, backstopMs } = afterMaxWait(records);
+	const { backstopMs } = deadlineTimings(records);
 	const stored = records.map((record) =>
 		storedItem(
 			record,
@@ -103,18 +106,12 @@ export async function pauseUntilWebhook(
 	// n8n saves this stack entry with the waiting execution: every resume request reads it, and if n8n's own
 	// timeout ends the wait it hands these items on as they are.
 	context.getExecuteData().data = { main: [stored] };
-	await context.putExecutionToWait(new Date(deadlineAtMs + backstopMs));
-	const credentials = await context.getCredentials(CREDENTIAL_TYPE);
-	startWatcher({
-		ledger: ledgerOf(context.getExecutionId(), deadlineAtMs + 2 * backstopMs),
-		resumeUrl: pause.resume_url,
-		deadlineAtMs,
-		lastTryAtMs: deadlineAtMs + lastTryMs,
-		firstInMs: FIRST_CHECK_MS,
-		seenWaiting: false,
-		signingSecret: String(credentials.signingSecret).trim(),
-		// The helper alone (a plain function in n8n-core), not the context: the watcher outlives the request and must
-		// not keep its items alive.
+	const times = pauseTimes(records);
+	await context.putExecutionToWait(new Date(times.waitTillMs));
+	watchPause({
+		ledger: ledgerOf(context.getExecutionId(), times.forgetAtMs),
+		records,
+		role: 'pauser',
 		httpRequest: context.helpers.httpRequest,
 		logger: context.logger,
 	});
@@ -185,7 +182,7 @@ function explainRefusedResumeUrl(error: unknown, resumeUrl: string): unknown {
 	if (fields?.code !== 'invalid_webhook_url' && fields?.code !== 'webhook_url_forbidden_target') {
 		return error;
 	}
-	const explained = apiError(
+	return apiError(
 		(error as NodeError).node,
 		{
 			...fields,
@@ -194,5 +191,4 @@ function explainRefusedResumeUrl(error: unknown, resumeUrl: string): unknown {
 		(error as NodeError).context.itemIndex as number | undefined,
 		". Set n8n's WEBHOOK_URL to its public HTTPS address (port 443) and restart n8n, or use Wait Mode: Poll. No job was started.",
 	);
-	return addItemContext(explained, itemErrorOf(error) ?? {});
 }

@@ -3,10 +3,19 @@
 // as the item's output if n8n itself ends the wait (its timeout runs the node's code no more; it hands these items on
 // as they are): an `error` alone, which "On Error → Continue (using error output)" sends to the error output. The
 // record rides inside that error.
+import { randomBytes } from 'crypto';
 import type { IDataObject, INodeExecutionData } from 'n8n-workflow';
 
 import { ARTIFACT_FORMATS, type ArtifactFormat } from '../../../../../src/artifacts';
 import type { ItemError } from '../../../../shared/errors';
+
+/** 32 random bytes, hex. */
+const CHECK_KEY = /^[0-9a-f]{64}$/;
+
+/** A new pause's check key. */
+export function newCheckKey(): string {
+	return randomBytes(32).toString('hex');
+}
 
 /** One input item's part of a pause. */
 export interface PauseRecord {
@@ -18,8 +27,13 @@ export interface PauseRecord {
 	resume_url: string;
 	/** When Max Wait runs out (ISO): a check from then on is the deadline check. */
 	deadline_at: string;
-	/** When the execution was put to wait (ISO, n8n's clock); absent in records of earlier versions. */
-	paused_at?: string;
+	/** When the execution was put to wait (ISO, n8n's clock). */
+	paused_at: string;
+	/**
+	 * The key the pack's checks of this pause are signed with (hex): drawn at random at the pause, held by n8n alone
+	 * (with the paused execution, in its database), the same for every process, kept across restarts.
+	 */
+	check_key: string;
 	/** Absent when the item failed before the pause: its error is then its final output. */
 	job_id?: string;
 	upload_id?: string;
@@ -66,7 +80,10 @@ function isRecord(value: unknown, nodeId: string): value is PauseRecord {
 		typeof record.resume_url === 'string' &&
 		typeof record.deadline_at === 'string' &&
 		!Number.isNaN(Date.parse(record.deadline_at)) &&
-		(record.paused_at === undefined || typeof record.paused_at === 'string') &&
+		typeof record.paused_at === 'string' &&
+		!Number.isNaN(Date.parse(record.paused_at)) &&
+		typeof record.check_key === 'string' &&
+		CHECK_KEY.test(record.check_key) &&
 		(record.job_id === undefined || typeof record.job_id === 'string')
 	);
 }

@@ -8,18 +8,13 @@ import {
 	isTerminalStatus,
 	type PublicTranscriptionResponse,
 } from '../../../../../src/api';
-import { asItemFailure } from '../../../../shared/errors';
 import { abortableSleep } from '../../../../shared/abortable-sleep';
+import type { ItemContext } from '../../../../shared/errors';
 import type { TranscriptionServiceClient } from '../../../../shared/transport';
 import { jobEndedError, maxWaitExceededError } from './job-errors';
-import { maxWaitMs, readTranscribeItem, startJob } from './start-job';
-import { transcriptItem } from './transcript';
-
-interface WaitOptions {
-	maxWaitMs: number;
-	initialIntervalMs: number;
-	maxIntervalMs: number;
-}
+import { readParameters, type TranscribeOptions } from './parameters';
+import { startJob } from './start-job';
+import { completedJobItem } from './completed-job-item';
 
 const BACKOFF_FACTOR = 1.5;
 
@@ -27,42 +22,26 @@ export async function pollItem(
 	context: IExecuteFunctions,
 	client: TranscriptionServiceClient,
 	itemIndex: number,
+	created: ItemContext,
 ): Promise<INodeExecutionData> {
-	const item = readTranscribeItem(context, itemIndex);
-	const { uploadId, created } = await startJob(context, client, itemIndex, item);
-	try {
-		const job = await waitForJob(
-			context,
-			client,
-			created.job_id,
-			{
-				maxWaitMs: maxWaitMs(item.options),
-				initialIntervalMs: Number(item.options.pollIntervalSeconds ?? 2) * 1000,
-				maxIntervalMs: Number(item.options.maxPollIntervalSeconds ?? 30) * 1000,
-			},
-			itemIndex,
-		);
-		if (!isCompletedStatus(job.status)) {
-			throw jobEndedError(context.getNode(), job.job_id, job.status, itemIndex);
-		}
-		return await transcriptItem(context, client, job, item.formats, itemIndex);
-	} catch (error) {
-		throw asItemFailure(context.getNode(), error, itemIndex, {
-			upload_id: uploadId,
-			job_id: created.job_id,
-		});
+	const parameters = readParameters(context, itemIndex);
+	const started = await startJob(context, client, itemIndex, parameters, created);
+	const job = await waitForJob(context, client, started.created.job_id, parameters, itemIndex);
+	if (!isCompletedStatus(job.status)) {
+		throw jobEndedError(context.getNode(), job.job_id, job.status, itemIndex);
 	}
+	return await completedJobItem(context, client, job, parameters.formats, itemIndex);
 }
 
 async function waitForJob(
 	context: IExecuteFunctions,
 	client: TranscriptionServiceClient,
 	jobId: string,
-	options: WaitOptions,
+	options: TranscribeOptions,
 	itemIndex: number,
 ): Promise<PublicTranscriptionResponse> {
 	const deadline = Date.now() + options.maxWaitMs;
-	let interval = options.initialIntervalMs;
+	let interval = options.pollIntervalMs;
 	let job = await client.getTranscription(jobId, itemIndex);
 	while (!isTerminalStatus(job.status)) {
 		const remaining = deadline - Date.now();
@@ -74,7 +53,7 @@ async function waitForJob(
 			);
 		}
 		await abortableSleep(Math.min(interval, remaining), client.cancelSignal());
-		interval = Math.min(interval * BACKOFF_FACTOR, options.maxIntervalMs);
+		interval = Math.min(interval * BACKOFF_FACTOR, options.maxPollIntervalMs);
 		job = await client.getTranscription(jobId, itemIndex);
 	}
 	return job;

@@ -19,7 +19,7 @@ import type { TranscriptionServiceClient } from '../../../../shared/transport';
 import { forEachConcurrently } from '../../../helpers/item-loop';
 import { jobEndedError, maxWaitExceededError } from './job-errors';
 import type { PauseRecord } from './pause-record';
-import { transcriptItem } from './transcript';
+import { completedJobItem } from './completed-job-item';
 
 /** Items collected side by side (their downloads share the artifacts bucket's pacer). */
 const RESULT_CONCURRENCY = 4;
@@ -72,7 +72,7 @@ async function collectOne(
 			input.snapshots.get(record.job_id) ??
 			(await client.getTranscription(record.job_id, record.item));
 		if (!isCompletedStatus(job.status)) throw unfinishedError(context, input, record, job);
-		const item = await transcriptItem(context, client, job, record.formats, record.item);
+		const item = await completedJobItem(context, client, job, record.formats, record.item);
 		return { ok: true, item: { ...item, pairedItem } };
 	} catch (caught) {
 		const error = asItemFailure(context.getNode(), caught, record.item, {

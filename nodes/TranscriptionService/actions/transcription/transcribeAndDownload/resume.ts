@@ -21,9 +21,9 @@ import type {
 import type { PublicTranscriptionResponse as JobSnapshot } from '../../../../../src/api';
 import type { RetryPolicy } from '../../../../../src/client';
 import { isPauseCheck } from '../../../../../src/webhooks';
+import { CREDENTIAL_TYPE } from '../../../../shared/credentials';
 import type { ItemError } from '../../../../shared/errors';
 import { TranscriptionServiceClient } from '../../../../shared/transport';
-import { signingSecrets } from '../../../../shared/webhook-request';
 import {
 	hearEvent,
 	jobsToRead,
@@ -34,18 +34,12 @@ import {
 	type Verdict,
 } from './decision';
 import { forgetLedger, ledgerOf, serialised, type Ledger } from './ledger';
+import { readOptions } from './parameters';
 import { readPause, storedError, type PauseRecord } from './pause-record';
 import { collectResults } from './results';
-import { maxWaitMs } from './start-job';
+import { CHECK_LIMITS, DEADLINE_SKEW_MS, EVENT_LIMITS, pauseTimes } from './timing';
 import { verifiedRequest } from './verified-request';
-import {
-	afterMaxWait,
-	CHECK_ANSWER_KEY,
-	DEADLINE_SKEW_MS,
-	LATER_FIRST_CHECK_MS,
-	startWatcher,
-	type CheckAnswer,
-} from './watcher';
+import { CHECK_ANSWER_KEY, watchPause, type CheckAnswer } from './watcher';
 
 /**
  * Status reads before an answer must be quick (the service counts an answer after 10 s as failed): two attempts,
@@ -59,17 +53,6 @@ const ANSWER_READ_POLICY: RetryPolicy = {
 	rateLimitJitterMs: 100,
 	attemptTimeoutMs: 3000,
 };
-/**
- * From its arrival (waiting behind this execution's other requests included): how long an event's reads may go on,
- * and by when its answer must go out for it to claim the resume. An answer after the service stopped waiting (10 s)
- * counts as failed, and the event's next delivery, perhaps to another process, would resume the execution again.
- */
-const EVENT_LIMITS = { readsMs: 5_000, claimMs: 8_000 };
-/**
- * A check is this pack's own request: its reads may take longer (the deadline check reads every pending job), and the
- * watcher waits 120 s for its answer.
- */
-const CHECK_LIMITS = { readsMs: 60_000, claimMs: 100_000 };
 
 type Answer = (status: number, body: IDataObject) => void;
 /** An answer that is the same for an event and a check; a check's also says `outcome` (CHECK_ANSWER_KEY). */
@@ -101,25 +84,30 @@ async function handleRequest(
 	receivedAtMs: number,
 ): Promise<IWebhookResponseData> {
 	const executionId = context.getExecutionId() as string;
-	const request = await verifiedRequest(context, executionId);
-	if ('rejection' in request) {
+	const stored = context.evaluateExpression('{{ $input.all() }}') as INodeExecutionData[];
+	const records = readPause(stored, context.getNode().id);
+	const verified = await verifiedRequest(context, executionId, records);
+	if ('rejection' in verified) {
 		context.logger.warn(
-			`Transcription Service refused a resume request (${request.rejection.status}): ${request.rejection.message}`,
+			`Transcription Service refused a resume request (${verified.rejection.status}): ${verified.rejection.message}`,
 		);
-		answer(request.rejection.status, request.rejection.body);
+		answer(verified.rejection.status, verified.rejection.body);
 		return { noWebhookResponse: true };
 	}
 	const reply: Reply =
-		request.kind === 'check' ? checkAnswer(answer) : (status, body) => answer(status, body);
-
-	const stored = context.evaluateExpression('{{ $input.all() }}') as INodeExecutionData[];
-	const records = readPause(stored, context.getNode().id);
+		verified.kind === 'check' ? checkAnswer(answer) : (status, body) => answer(status, body);
 	if (!records) {
 		reply(409, { error: 'not_paused' }, 'not_paused');
 		return { noWebhookResponse: true };
 	}
+	// A check is verified without the credential, but its reads and the collection need it: a process that cannot read
+	// it (n8n unable to decrypt it) fails here, answering 500, before it claims anything.
+	if (verified.kind === 'check') await context.getCredentials(CREDENTIAL_TYPE);
 	const deadlineAtMs = Date.parse(records[0].deadline_at);
-	if (request.kind === 'check') request.deadline = Date.now() >= deadlineAtMs - DEADLINE_SKEW_MS;
+	const request: PauseRequest =
+		verified.kind === 'check'
+			? { ...verified, atDeadline: Date.now() >= deadlineAtMs - DEADLINE_SKEW_MS }
+			: verified;
 	if (request.kind === 'event' && !records.some((record) => record.job_id === request.jobId)) {
 		context.logger.warn(
 			`Transcription Service: a signed event for job ${request.jobId} reached execution ${executionId}, which did not start that job`,
@@ -128,7 +116,7 @@ async function handleRequest(
 		return { noWebhookResponse: true };
 	}
 
-	const ledger = ledgerOf(executionId, deadlineAtMs + 2 * afterMaxWait(records).backstopMs);
+	const ledger = ledgerOf(executionId, pauseTimes(records).forgetAtMs);
 	const decided = await serialised(
 		ledger,
 		async () => await decide(context, records, ledger, request, receivedAtMs),
@@ -149,7 +137,7 @@ async function handleRequest(
 			const until = new Date(decided.verdict.untilMs).toISOString();
 			reply(200, { received: true, settling_until: until }, 'waiting');
 		}
-		await watchFromHere(context, ledger, records);
+		watchFromHere(context, ledger, records);
 		return { noWebhookResponse: true };
 	}
 
@@ -187,7 +175,7 @@ async function decide(
 			return { outcome: 'read_failed', message: (error as Error).message };
 		}
 		if (learnSnapshot(ledger, job)) continue;
-		if (!(request.kind === 'check' && request.deadline)) break;
+		if (!(request.kind === 'check' && request.atDeadline)) break;
 		// Kept, so the next try of the deadline check (the rate limit may stop this one) reads on from here.
 		ledger.runningAtDeadline.set(jobId, job);
 	}
@@ -217,13 +205,13 @@ async function resume(
 			if (record.job_id === undefined) failures.set(record.item, storedError(stored[index]));
 		}
 		const snapshots = knownSnapshots(ledger);
-		const deadline = request.kind === 'check' && request.deadline;
+		const atDeadline = request.kind === 'check' && request.atDeadline;
 		const results = await collectResults(context, new TranscriptionServiceClient(context), {
 			records,
 			failures,
 			snapshots,
-			maxWaitMs: deadline
-				? maxWaitMs(context.getNodeParameter('options', {}) as IDataObject)
+			maxWaitMs: atDeadline
+				? readOptions(context.getNodeParameter('options', {}) as IDataObject).maxWaitMs
 				: undefined,
 		});
 		forgetLedger(ledger.executionId);
@@ -239,24 +227,15 @@ async function resume(
 }
 
 /** This process answered without resuming: it watches the execution too, in case the one that paused it is gone. */
-async function watchFromHere(
+function watchFromHere(
 	context: IWebhookFunctions,
 	ledger: Ledger,
 	records: readonly PauseRecord[],
-): Promise<void> {
-	if (ledger.watcher) return;
-	const [signingSecret] = await signingSecrets(context);
-	const deadlineAtMs = Date.parse(records[0].deadline_at);
-	startWatcher({
+): void {
+	watchPause({
 		ledger,
-		resumeUrl: records[0].resume_url,
-		deadlineAtMs,
-		lastTryAtMs: deadlineAtMs + afterMaxWait(records).lastTryMs,
-		firstInMs: LATER_FIRST_CHECK_MS,
-		seenWaiting: true,
-		signingSecret: signingSecret.trim(),
-		// The helper alone (a plain function in n8n-core), not the context: the watcher outlives the request and must
-		// not keep its items alive.
+		records,
+		role: 'answerer',
 		httpRequest: context.helpers.httpRequest,
 		logger: context.logger,
 	});

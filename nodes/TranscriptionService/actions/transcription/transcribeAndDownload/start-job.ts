@@ -1,9 +1,8 @@
-// One item of Transcribe and Download up to a running job: its parameters, its slot, its bytes, its job.
+// One item of Transcribe and Download up to a running job: its slot, its bytes, its job.
 import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
-import type { ArtifactFormat } from '../../../../../src/artifacts';
-import { asItemFailure } from '../../../../shared/errors';
+import type { ItemContext } from '../../../../shared/errors';
 import type { TranscriptionServiceClient } from '../../../../shared/transport';
 import { inputMedia } from '../../../helpers/binary';
 import { idempotencyKeyFor } from '../../../helpers/idempotency';
@@ -13,34 +12,7 @@ import {
 	type CreatedTranscription,
 } from '../../../helpers/create-job';
 import { createUploadSlot, uploadMedia } from '../../../helpers/upload';
-
-export interface TranscribeItem {
-	propertyName: string;
-	formats: ArtifactFormat[];
-	additionalFields: IDataObject;
-	options: IDataObject;
-}
-
-export function readTranscribeItem(context: IExecuteFunctions, itemIndex: number): TranscribeItem {
-	const formats = context.getNodeParameter('formats', itemIndex) as ArtifactFormat[];
-	if (formats.length === 0) {
-		throw new NodeOperationError(context.getNode(), 'No download format is selected', {
-			itemIndex,
-			description: 'Choose at least one of SRT, TXT, PDF or DOCX under "Download Formats".',
-		});
-	}
-	return {
-		propertyName: context.getNodeParameter('binaryPropertyName', itemIndex) as string,
-		formats,
-		additionalFields: context.getNodeParameter('additionalFields', itemIndex, {}) as IDataObject,
-		options: context.getNodeParameter('options', itemIndex, {}) as IDataObject,
-	};
-}
-
-/** Max Wait, in both wait modes. */
-export function maxWaitMs(options: IDataObject): number {
-	return Number(options.maxWaitSeconds ?? 1800) * 1000;
-}
+import type { TranscribeParameters } from './parameters';
 
 export interface StartedJob {
 	uploadId: string;
@@ -49,20 +21,23 @@ export interface StartedJob {
 
 /**
  * Slot from the binary's metadata, streamed upload, job. Idempotency-Keys come from the execution and the item, so a
- * retry of the node replays the slot and the job instead of making new ones. A failure after the slot exists names it.
+ * retry of the node replays the slot and the job instead of making new ones. The slot is noted in `created` as soon
+ * as it exists, so a failure after it names it.
  */
 export async function startJob(
 	context: IExecuteFunctions,
 	client: TranscriptionServiceClient,
 	itemIndex: number,
-	item: TranscribeItem,
-	fields: IDataObject = item.additionalFields,
+	parameters: TranscribeParameters,
+	created: ItemContext,
+	fields: IDataObject = parameters.additionalFields,
 ): Promise<StartedJob> {
-	const media = await inputMedia(context, itemIndex, item.propertyName);
+	const propertyName = parameters.binaryPropertyName;
+	const media = await inputMedia(context, itemIndex, propertyName);
 	if (media.sizeBytes === 0) {
 		throw new NodeOperationError(
 			context.getNode(),
-			`The file in "${item.propertyName}" is empty (0 bytes)`,
+			`The file in "${propertyName}" is empty (0 bytes)`,
 			{
 				itemIndex,
 				description:
@@ -76,16 +51,14 @@ export async function startJob(
 		idempotencyKeyFor(context, itemIndex, 'slot'),
 		itemIndex,
 	);
-	try {
-		await uploadMedia(context, client, slot.upload_id, media, itemIndex, true);
-		const created = await createTranscription(
-			client,
-			createRequest(slot.upload_id, fields),
-			idempotencyKeyFor(context, itemIndex, 'job'),
-			itemIndex,
-		);
-		return { uploadId: slot.upload_id, created };
-	} catch (error) {
-		throw asItemFailure(context.getNode(), error, itemIndex, { upload_id: slot.upload_id });
-	}
+	created.upload_id = slot.upload_id;
+	await uploadMedia(context, client, slot.upload_id, media, itemIndex, true);
+	const job = await createTranscription(
+		client,
+		createRequest(slot.upload_id, fields),
+		idempotencyKeyFor(context, itemIndex, 'job'),
+		itemIndex,
+	);
+	created.job_id = job.job_id;
+	return { uploadId: slot.upload_id, created: job };
 }

@@ -1,24 +1,18 @@
 // Transcribe and Download: one input file in, its transcript out (a binary per format), waiting for the job in one of
-// two modes. This file holds the operation's parameters and the Wait Mode switch; each mode lives beside it.
-import type {
-	IDataObject,
-	IExecuteFunctions,
-	INodeExecutionData,
-	INodeProperties,
-} from 'n8n-workflow';
+// two modes. This file holds the operation's fields (its Options in parameters.ts) and the Wait Mode switch; each mode
+// lives beside it.
+import type { IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
 import { updateDisplayOptions } from 'n8n-workflow';
 
+import type { ItemContext } from '../../../../shared/errors';
 import type { TranscriptionServiceClient } from '../../../../shared/transport';
 import { artifactFormatOptions } from '../../../../shared/vocabulary';
 import { inputBinaryFieldProperty } from '../../../helpers/binary';
 import type { ItemOutcome } from '../../../helpers/item-loop';
 import { additionalFieldsProperty } from '../../../helpers/create-job';
-import { pauseUntilWebhook, startPausedJob } from './pause-mode';
+import { optionsProperty, readConcurrency, readWaitMode } from './parameters';
+import { pauseUntilWebhook, startPausedJob, type PausedItem } from './pause-mode';
 import { pollItem } from './poll-mode';
-
-const MAX_CONCURRENCY = 10;
-
-export type WaitMode = 'poll' | 'pauseUntilWebhook';
 
 const properties: INodeProperties[] = [
 	inputBinaryFieldProperty,
@@ -63,52 +57,7 @@ const properties: INodeProperties[] = [
 		displayOptions: { show: { waitMode: ['pauseUntilWebhook'] } },
 	},
 	additionalFieldsProperty,
-	{
-		displayName: 'Options',
-		name: 'options',
-		type: 'collection',
-		placeholder: 'Add Option',
-		default: {},
-		options: [
-			{
-				displayName: 'Concurrency',
-				name: 'concurrency',
-				type: 'number',
-				typeOptions: { minValue: 1, maxValue: MAX_CONCURRENCY },
-				default: 1,
-				description:
-					'How many items are uploaded and transcribed at the same time. All share one rate-limit pacer; the output keeps the input order.',
-			},
-			{
-				displayName: 'Max Poll Interval (Seconds)',
-				name: 'maxPollIntervalSeconds',
-				type: 'number',
-				typeOptions: { minValue: 0.1, numberPrecision: 1 },
-				default: 30,
-				description:
-					'The longest pause between two status checks; the pause grows from Poll Interval up to this',
-				displayOptions: { show: { '/waitMode': ['poll'] } },
-			},
-			{
-				displayName: 'Max Wait (Seconds)',
-				name: 'maxWaitSeconds',
-				type: 'number',
-				typeOptions: { minValue: 1 },
-				default: 1800,
-				description:
-					'How long to wait for the jobs before the items fail with max_wait_exceeded, naming each job_id (the jobs keep running)',
-			},
-			{
-				displayName: 'Poll Interval (Seconds)',
-				name: 'pollIntervalSeconds',
-				type: 'number',
-				typeOptions: { minValue: 0.1, numberPrecision: 1 },
-				default: 2,
-				description: 'The first pause between two status checks',
-				displayOptions: { show: { '/waitMode': ['poll'] } },
-			},
-		],
-	},
+	optionsProperty,
 ];
 
 export const description = updateDisplayOptions(
@@ -117,40 +66,50 @@ export const description = updateDisplayOptions(
 );
 
 export function concurrency(this: IExecuteFunctions): number {
-	const options = this.getNodeParameter('options', 0, {}) as IDataObject;
-	const requested = Number(options.concurrency ?? 1);
-	return Number.isFinite(requested)
-		? Math.min(MAX_CONCURRENCY, Math.max(1, Math.floor(requested)))
-		: 1;
+	return readConcurrency(this);
 }
 
-/**
- * The mode this run waits in. As an AI agent's tool the node runs inside the agent's step, which cannot pause: it
- * polls.
- */
-function waitModeOf(context: IExecuteFunctions): WaitMode {
-	const waitMode = context.getNodeParameter('waitMode', 0, 'poll') as WaitMode;
-	const isTool = context.getNode().type.endsWith('Tool');
-	return waitMode === 'pauseUntilWebhook' && !isTool ? 'pauseUntilWebhook' : 'poll';
-}
+/** What one item hands the batch step: its output item (Poll), or its job, started (Pause Until Webhook). */
+export type ItemValue =
+	| { waitMode: 'poll'; item: INodeExecutionData }
+	| { waitMode: 'pauseUntilWebhook'; paused: PausedItem };
 
 /** One item: Poll mode runs it to its transcript; Pause Until Webhook starts its job and leaves the wait to the batch. */
 export async function execute(
 	this: IExecuteFunctions,
 	itemIndex: number,
 	client: TranscriptionServiceClient,
-): Promise<INodeExecutionData[]> {
-	return waitModeOf(this) === 'pauseUntilWebhook'
-		? [await startPausedJob(this, client, itemIndex)]
-		: [await pollItem(this, client, itemIndex)];
+	created: ItemContext,
+): Promise<ItemValue> {
+	if (readWaitMode(this) === 'pauseUntilWebhook') {
+		const paused = await startPausedJob(this, client, itemIndex, created);
+		return { waitMode: 'pauseUntilWebhook', paused };
+	}
+	const item = await pollItem(this, client, itemIndex, created);
+	return { waitMode: 'poll', item };
 }
 
-/** Pause Until Webhook waits for the whole batch at once: the execution is paused until every job has ended. */
+/**
+ * Poll mode outputs each item as it ended; Pause Until Webhook waits for the whole batch at once: the execution is
+ * paused until every job has ended.
+ */
 export async function afterItems(
 	this: IExecuteFunctions,
 	client: TranscriptionServiceClient,
-	outcomes: Array<ItemOutcome<INodeExecutionData[]>>,
-): Promise<INodeExecutionData[][] | undefined> {
-	if (waitModeOf(this) !== 'pauseUntilWebhook') return undefined;
-	return await pauseUntilWebhook(this, client, outcomes);
+	outcomes: Array<ItemOutcome<ItemValue>>,
+): Promise<INodeExecutionData[][]> {
+	const polled: INodeExecutionData[] = [];
+	const paused: Array<ItemOutcome<PausedItem>> = [];
+	for (const [itemIndex, outcome] of outcomes.entries()) {
+		if (!outcome.ok) {
+			polled.push(outcome.failedItem);
+			paused.push(outcome);
+		} else if (outcome.value.waitMode === 'poll') {
+			polled.push({ ...outcome.value.item, pairedItem: { item: itemIndex } });
+		} else {
+			paused.push({ ok: true, value: outcome.value.paused });
+		}
+	}
+	if (readWaitMode(this) !== 'pauseUntilWebhook') return [polled];
+	return await pauseUntilWebhook(this, client, paused);
 }

@@ -1,7 +1,8 @@
-// The safety net of a pause: a loop in an n8n process that sends the execution's resume URL a signed check now and
-// then, so a job whose completion event was lost (n8n down for all five deliveries, answered by n8n's "starting up",
-// refused with 409 before the execution was saved as waiting) still resumes it, and once at Max Wait the deadline
-// check, which resumes it whatever the jobs say. The process that paused the execution starts one right after the
+// The safety net of a pause: a loop in an n8n process that sends the execution's resume URL a check, signed with the
+// pause's own key, at most 90 s apart (timing.ts), so a batch resumes within 2 minutes of its last job's end even when
+// that job's event was lost (n8n down for all five deliveries, answered by n8n's "starting up", refused with 409
+// before the execution was saved as waiting) or never sent (a cancelled job); and once at Max Wait the deadline check,
+// which resumes it whatever the jobs say. The process that paused the execution starts one right after the
 // pause; a process that answered a request for it without resuming starts one too, in case the first one restarted.
 //
 // It stops only on a final answer: a check resumed the execution, the node says the execution is not its pause, or
@@ -9,40 +10,28 @@
 // waiting. A check that gets no answer from this node (a proxy's 502/503/504, n8n's "starting up", the node's own
 // failure) is tried again soon, backing off, until the schedule ends (one warning in the log). n8n's own timeout
 // (Max Wait + the backstop) ends the wait only when no watcher is left.
+import { randomBytes } from 'crypto';
 import type { IHttpRequestOptions, Logger } from 'n8n-workflow';
 
 import { buildPauseCheck } from '../../../../../src/webhooks';
 import { abortableSleep } from '../../../../shared/abortable-sleep';
-import { SETTLE_MS, SETTLE_PER_DOWNLOAD_MS } from './decision';
 import { forgetLedger, isKept, type Ledger } from './ledger';
 import type { PauseRecord } from './pause-record';
+import {
+	CHECK_TIMEOUT_MS,
+	checkTimes,
+	pauseTimes,
+	READ_FAILED_RECHECK_MS,
+	RETRY_FIRST_MS,
+	RETRY_MAX_MS,
+	SAVED_WITHIN_MS,
+	SETTLE_RECHECK_MS,
+	WATCHER_ROLES,
+	type WatcherRole,
+} from './timing';
 
-/** The pauser's first check: late enough for n8n to have saved the execution as waiting. */
-export const FIRST_CHECK_MS = 5_000;
-/** A process that only answered a request checks later: the events it expects usually come first. */
-export const LATER_FIRST_CHECK_MS = 60_000;
-const GROWTH = 3;
-export const MAX_CHECK_INTERVAL_MS = 30 * 60 * 1000;
-/** n8n's own timeout comes at least this long after Max Wait. */
-const MIN_BACKSTOP_MS = 10 * 60 * 1000;
-/** After Max Wait the deadline check is tried this long at least (a redeploy's worth), more for a larger batch. */
-const DEADLINE_TRIES_MS = 7 * 60 * 1000;
-/** …and the collection a last try may start gets this long at least before n8n's own timeout. */
-const COLLECTION_MS = 60 * 1000;
-/** The requests a batch makes after Max Wait, timed at the lowest tier's rate, twice over (others share the account). */
-const REQUEST_MARGIN = 2;
-/** A check this close to Max Wait is taken as the deadline check (processes' clocks differ a little). */
-export const DEADLINE_SKEW_MS = 5_000;
-const DEADLINE_RETRY_MS = 30_000;
-/** A check this node did not answer is tried again after this long, doubling up to RETRY_MAX_MS. */
-const RETRY_FIRST_MS = 5_000;
-const RETRY_MAX_MS = 60_000;
 /** Unanswered checks in a row before the log says so, once per watcher (one is a blip). */
 const WARN_AFTER_UNANSWERED = 3;
-/** n8n saves a paused execution within seconds: its "not waiting" this long after the watcher started is final. */
-const SAVED_WITHIN_MS = 60_000;
-/** The node reads every pending job before answering a deadline check. */
-const CHECK_TIMEOUT_MS = 120_000;
 /** A timer waits at most 2^31 − 1 ms (about 24.8 days); a longer wait sleeps in parts. */
 const MAX_SLEEP_MS = 24 * 60 * 60 * 1000;
 
@@ -63,6 +52,21 @@ export function checkOutcome(status: number | undefined, body: unknown): CheckOu
 	return 'unreachable';
 }
 
+/**
+ * When an answer asks for the next check sooner than the schedule would come: a check that left a recent end to its
+ * event (`settling_until`) checks again just after that; one whose reads failed, after READ_FAILED_RECHECK_MS.
+ */
+export function recheckAtMs(
+	outcome: CheckOutcome,
+	body: unknown,
+	nowMs: number,
+): number | undefined {
+	if (outcome === 'read_failed') return nowMs + READ_FAILED_RECHECK_MS;
+	if (outcome !== 'waiting') return undefined;
+	const until = Date.parse(String((body as Record<string, unknown> | undefined)?.settling_until));
+	return Number.isNaN(until) ? undefined : until + SETTLE_RECHECK_MS;
+}
+
 const CHECK_ANSWERS: ReadonlySet<string> = new Set<CheckAnswer>([
 	'resumed',
 	'resuming',
@@ -72,72 +76,47 @@ const CHECK_ANSWERS: ReadonlySet<string> = new Set<CheckAnswer>([
 	'failed',
 ]);
 
-/** Timed from Max Wait: the deadline check's last try, and n8n's own timeout (whole minutes, for its description). */
-export interface AfterMaxWait {
-	lastTryMs: number;
-	backstopMs: number;
-}
-
-/**
- * Scaled with the batch at the lowest tier's rate (30 requests a minute: SETTLE_PER_DOWNLOAD_MS each), with margin:
- * the tries read every job once and may leave a recent end to its event for as long as a check does (SETTLE_MS plus
- * one request per artifact); after the last try, its collection reads the jobs only events told of and downloads
- * every artifact before n8n's own timeout. 10 minutes for small batches, about an hour for 100 items × 4 formats.
- */
-export function afterMaxWait(records: readonly PauseRecord[]): AfterMaxWait {
-	const jobs = records.filter((record) => record.job_id !== undefined);
-	const downloads = jobs.reduce((sum, record) => sum + record.formats.length, 0);
-	const tries =
-		DEADLINE_TRIES_MS +
-		REQUEST_MARGIN * jobs.length * SETTLE_PER_DOWNLOAD_MS +
-		SETTLE_MS +
-		downloads * SETTLE_PER_DOWNLOAD_MS;
-	const collection =
-		COLLECTION_MS + REQUEST_MARGIN * (jobs.length + downloads) * SETTLE_PER_DOWNLOAD_MS;
-	const backstopMs = Math.max(MIN_BACKSTOP_MS, Math.ceil((tries + collection) / 60_000) * 60_000);
-	return { lastTryMs: backstopMs - collection, backstopMs };
-}
-
-/**
- * When to check (ms since the epoch): first after `firstInMs`, then at intervals growing ×3 up to
- * MAX_CHECK_INTERVAL_MS, none within DEADLINE_SKEW_MS before the deadline; then the deadline check, and its retries
- * until `lastTryAtMs` (afterMaxWait).
- */
-export function checkTimes(args: {
-	startMs: number;
-	firstInMs: number;
-	deadlineAtMs: number;
-	lastTryAtMs: number;
-}): number[] {
-	const times: number[] = [];
-	let interval = args.firstInMs;
-	for (let at = args.startMs + interval; at < args.deadlineAtMs - DEADLINE_SKEW_MS;) {
-		times.push(at);
-		interval = Math.min(interval * GROWTH, MAX_CHECK_INTERVAL_MS);
-		at += interval;
-	}
-	for (
-		let at = Math.max(args.deadlineAtMs, args.startMs);
-		at <= args.lastTryAtMs;
-		at += DEADLINE_RETRY_MS
-	) {
-		times.push(at);
-	}
-	return times;
-}
-
 export interface WatcherSetup {
 	ledger: Ledger;
 	resumeUrl: string;
 	deadlineAtMs: number;
-	/** The deadline check's last try (afterMaxWait). */
+	/** The deadline check's last try (deadlineTimings). */
 	lastTryAtMs: number;
+	/** Whose watcher this is: the process that paused the execution, or one that answered a request for it. */
+	role: WatcherRole;
 	firstInMs: number;
 	/** This process already saw the execution waiting (a request reached it): n8n's 409 then means "resumed". */
 	seenWaiting: boolean;
-	signingSecret: string;
+	/** The pause's key (pause-record.ts), which signs its checks. */
+	checkKey: string;
 	httpRequest: (options: IHttpRequestOptions) => Promise<unknown>;
 	logger: Logger;
+}
+
+/**
+ * Starts this process's watcher of a pause (unless it has one), in its role: the process that paused the execution, or
+ * one that answered a request for it without resuming. `httpRequest` is n8n-core's helper alone, not the context: the
+ * watcher outlives the request and must not keep its items alive.
+ */
+export function watchPause(args: {
+	ledger: Ledger;
+	records: readonly PauseRecord[];
+	role: WatcherRole;
+	httpRequest: WatcherSetup['httpRequest'];
+	logger: Logger;
+}): void {
+	const { deadlineAtMs, lastTryAtMs } = pauseTimes(args.records);
+	startWatcher({
+		ledger: args.ledger,
+		resumeUrl: args.records[0].resume_url,
+		deadlineAtMs,
+		lastTryAtMs,
+		role: args.role,
+		...WATCHER_ROLES[args.role],
+		checkKey: args.records[0].check_key,
+		httpRequest: args.httpRequest,
+		logger: args.logger,
+	});
 }
 
 /**
@@ -174,12 +153,16 @@ export interface WatchState {
 export type WatchStep =
 	{ action: 'stop'; over: boolean } | { action: 'check'; atMs: number; warn: boolean };
 
-/** After a check: stop, or when to check next (`times`: the schedule, checkTimes). */
+/**
+ * After a check: stop, or when to check next (`times`: the schedule, checkTimes; `soonerAtMs`: the answer's own
+ * time to check again, recheckAtMs).
+ */
 export function afterCheck(
 	times: readonly number[],
 	state: WatchState,
 	outcome: CheckOutcome,
 	nowMs: number,
+	soonerAtMs?: number,
 ): WatchStep {
 	if (outcome === 'resumed' || outcome === 'not_paused') return { action: 'stop', over: true };
 	if (outcome === 'not_waiting') {
@@ -193,9 +176,12 @@ export function afterCheck(
 	const scheduledAtMs = times.find((atMs) => atMs > nowMs);
 	if (outcome !== 'unreachable' && outcome !== 'failed') {
 		state.unanswered = 0;
-		return scheduledAtMs === undefined
-			? { action: 'stop', over: false }
-			: { action: 'check', atMs: scheduledAtMs, warn: false };
+		if (scheduledAtMs === undefined) return { action: 'stop', over: false };
+		return {
+			action: 'check',
+			atMs: Math.min(scheduledAtMs, soonerAtMs ?? scheduledAtMs),
+			warn: false,
+		};
 	}
 	state.unanswered++;
 	const retryAtMs = nowMs + Math.min(RETRY_FIRST_MS * 2 ** (state.unanswered - 1), RETRY_MAX_MS);
@@ -227,8 +213,8 @@ async function watch(setup: WatcherSetup, signal: AbortSignal): Promise<boolean>
 		while (Date.now() < atMs)
 			await abortableSleep(Math.min(atMs - Date.now(), MAX_SLEEP_MS), signal);
 		if (signal.aborted) return false;
-		const { outcome, detail } = await sendCheck(setup);
-		const step = afterCheck(times, state, outcome, Date.now());
+		const { outcome, detail, soonerAtMs } = await sendCheck(setup);
+		const step = afterCheck(times, state, outcome, Date.now(), soonerAtMs);
 		if (step.action === 'stop') return step.over;
 		if (step.warn) {
 			logger.warn(
@@ -240,10 +226,14 @@ async function watch(setup: WatcherSetup, signal: AbortSignal): Promise<boolean>
 	return false;
 }
 
-async function sendCheck(setup: WatcherSetup): Promise<{ outcome: CheckOutcome; detail: string }> {
+async function sendCheck(
+	setup: WatcherSetup,
+): Promise<{ outcome: CheckOutcome; detail: string; soonerAtMs?: number }> {
 	const check = buildPauseCheck({
-		secret: setup.signingSecret,
+		key: setup.checkKey,
 		executionId: setup.ledger.executionId,
+		checkId: randomBytes(16).toString('hex'),
+		watcher: setup.role,
 		timestamp: Math.floor(Date.now() / 1000),
 	});
 	try {
@@ -257,8 +247,13 @@ async function sendCheck(setup: WatcherSetup): Promise<{ outcome: CheckOutcome; 
 			disableFollowRedirect: true,
 			timeout: CHECK_TIMEOUT_MS,
 		})) as { statusCode?: number; body?: unknown };
-		const outcome = checkOutcome(response.statusCode, parsedBody(response.body));
-		return { outcome, detail: `HTTP ${response.statusCode}` };
+		const body = parsedBody(response.body);
+		const outcome = checkOutcome(response.statusCode, body);
+		return {
+			outcome,
+			detail: `HTTP ${response.statusCode}`,
+			soonerAtMs: recheckAtMs(outcome, body, Date.now()),
+		};
 	} catch (error) {
 		return { outcome: 'unreachable', detail: (error as Error).message };
 	}

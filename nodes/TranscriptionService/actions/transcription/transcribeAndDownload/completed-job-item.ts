@@ -12,7 +12,7 @@ import {
 } from '../../../../shared/artifact';
 import type { TranscriptionServiceClient } from '../../../../shared/transport';
 
-export async function transcriptItem(
+export async function completedJobItem(
 	context: ArtifactContext,
 	client: TranscriptionServiceClient,
 	job: PublicTranscriptionResponse,
