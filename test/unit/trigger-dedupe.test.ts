@@ -11,7 +11,10 @@ import {
 	processSeenEvents,
 	rememberInProcess,
 } from '../../nodes/TranscriptionServiceTrigger/dedupe';
-import { decideDelivery, resolveSettings } from '../../nodes/TranscriptionServiceTrigger/delivery-decision';
+import {
+	decideDelivery,
+	resolveSettings,
+} from '../../nodes/TranscriptionServiceTrigger/delivery-decision';
 import { properties } from '../../nodes/TranscriptionServiceTrigger/description';
 import { canonicalJson, signPayload } from '../../src/service';
 
