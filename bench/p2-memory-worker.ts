@@ -41,6 +41,9 @@ export interface MemoryMeasurement {
 	rssBeforeMiB: number;
 	/** peakRss: peak RSS growth; retained: peak growth of heap used + external right after a full GC. */
 	peakGrowthMiB: number;
+	/** peakRss: the peak growth of V8's heap used and of its external memory (Buffers) over the same samples. */
+	peakHeapUsedGrowthMiB: number;
+	peakExternalGrowthMiB: number;
 	/** Full GCs sampled (retained only). */
 	samples: number;
 	/** After the upload and a full GC: RSS growth, and heap used + external growth. */
@@ -197,7 +200,10 @@ async function measure(
 	await delay(200);
 
 	const retainedBefore = retainedBytes();
-	const rssBefore = process.memoryUsage.rss();
+	const before = process.memoryUsage();
+	const rssBefore = before.rss;
+	let peakHeapUsed = before.heapUsed;
+	let peakExternal = before.external;
 	const maxRssBefore = process.resourceUsage().maxRSS * 1024;
 	let peak = instrument === 'retained' ? retainedBefore : rssBefore;
 	let samples = 0;
@@ -208,7 +214,10 @@ async function measure(
 					samples++;
 				}, RETAINED_SAMPLE_EVERY_MS)
 			: setInterval(() => {
-					peak = Math.max(peak, process.memoryUsage.rss());
+					const { rss, heapUsed, external } = process.memoryUsage();
+					peak = Math.max(peak, rss);
+					peakHeapUsed = Math.max(peakHeapUsed, heapUsed);
+					peakExternal = Math.max(peakExternal, external);
 				}, RSS_SAMPLE_EVERY_MS);
 	const started = Date.now();
 	let ok = true;
@@ -239,6 +248,8 @@ async function measure(
 		ok,
 		rssBeforeMiB: Math.round(rssBefore / MIB),
 		peakGrowthMiB: toMiB(peak - (instrument === 'retained' ? retainedBefore : rssBefore)),
+		peakHeapUsedGrowthMiB: toMiB(peakHeapUsed - before.heapUsed),
+		peakExternalGrowthMiB: toMiB(peakExternal - before.external),
 		samples,
 		afterGcRssGrowthMiB: toMiB(process.memoryUsage.rss() - rssBefore),
 		afterGcRetainedGrowthMiB: toMiB(retainedAfter - retainedBefore),

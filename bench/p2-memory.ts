@@ -89,7 +89,7 @@ function engine(): Engine {
 			readFileSync(path.join(REPO_ROOT, 'node_modules/n8n-core/package.json'), 'utf8'),
 		) as { version: string };
 		return {
-			label: `n8n-core ${core.version}`,
+			label: `n8n-core ${core.version}, Node ${process.version}`,
 			node: process.execPath,
 			preload: [],
 			env: process.env,
@@ -222,7 +222,7 @@ export async function runMemoryBenchmark(options: MemoryBenchOptions): Promise<R
 					? { baseline: { label: 'HTTP Request node, binary body', value: baseline } }
 					: {}),
 				...(httpRequest ? { ratio: ratio(peakRss.peakGrowthMiB, baseline) } : {}),
-				note: `${measuredIn.label}; no target: it counts the stream's chunks not yet collected, which V8 frees at its next GC (docs/benchmarks.md); ${peakRss.seconds} s, RSS before ${peakRss.rssBeforeMiB} MiB, ${peakRss.afterGcRssGrowthMiB} MiB after the upload and a GC${failure(peakRss)}`,
+				note: `${measuredIn.label}; no target: it counts the stream's chunks not yet collected, which V8 frees at its next GC (docs/benchmarks.md); peak growth of V8's external memory ${peakRss.peakExternalGrowthMiB} MiB, heap used ${peakRss.peakHeapUsedGrowthMiB} MiB; ${peakRss.seconds} s, RSS before ${peakRss.rssBeforeMiB} MiB, ${peakRss.afterGcRssGrowthMiB} MiB after the upload and a GC${failure(peakRss)}`,
 			};
 		};
 		const rows = [
@@ -245,7 +245,7 @@ export async function runMemoryBenchmark(options: MemoryBenchOptions): Promise<R
 					metric: `peak RSS growth, ${size} upload, HTTP Request node (baseline)`,
 					value: httpRequest.peakRss.ok ? httpRequest.peakRss.peakGrowthMiB : null,
 					unit: 'MiB',
-					note: `${measuredIn.label}; ${httpRequest.peakRss.seconds} s, RSS before ${httpRequest.peakRss.rssBeforeMiB} MiB${failure(httpRequest.peakRss)}`,
+					note: `${measuredIn.label}; peak growth of V8's external memory ${httpRequest.peakRss.peakExternalGrowthMiB} MiB; ${httpRequest.peakRss.seconds} s, RSS before ${httpRequest.peakRss.rssBeforeMiB} MiB${failure(httpRequest.peakRss)}`,
 				},
 			);
 		} else {
