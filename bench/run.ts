@@ -6,6 +6,7 @@
 // (default 200), BENCH_P5_JOB_SECONDS (default "60,10": Poll and Pause at the first length, Pause alone at the others)
 // and BENCH_P5_MODES (default "poll,pauseUntilWebhook") shorten it. P7 compares with a build of BENCH_P7_BASELINE
 // (a git revision, default 05a2b4f) made in the same run, P8 with one of BENCH_P8_BASELINE (default 7abdae3).
+// BENCH_P2_GIB (default 1) sets P2's file size, to show its figures do not grow with the file.
 import '../test/support/engine/setup-env';
 
 import { parseArgs } from 'node:util';
@@ -35,7 +36,11 @@ const settings = {
 	p1: quick
 		? { items: 12, concurrency: 10, windowSeconds: 5, writesPerWindow: 12, jobSeconds: 1 }
 		: { items: 100, concurrency: 10, windowSeconds: 5, writesPerWindow: 15, jobSeconds: 2 },
-	p2: { fileBytes: quick ? 64 * 1024 * 1024 : 1024 * 1024 * 1024 },
+	p2: {
+		fileBytes: quick
+			? 64 * 1024 * 1024
+			: Number(process.env.BENCH_P2_GIB ?? 1) * 1024 * 1024 * 1024,
+	},
 	p3: quick
 		? { events: 100, ratePerSecond: 20, verifyRounds: 2 }
 		: { events: 1000, ratePerSecond: 20, verifyRounds: 7 },
