@@ -1,6 +1,7 @@
-// The credential's Test button, run as n8n runs it (support/engine/credential-test.ts), inside n8n's own engine: against
-// the sandbox for what the service says of a key, and against a hostile server on loopback for a redirect that would
-// carry the API key away, an error page in place of the service and a Base URL that would send the key in clear text.
+// The credential's Test button, run as n8n runs it (support/engine/credential-test.ts), inside n8n's own engine:
+// against the sandbox for what the service says of a key, and against a hostile server on loopback for a redirect that
+// would carry the API key away, an error page in place of the service and a Base URL that would send the key in clear
+// text.
 import { runCredentialTest } from '../support/engine/credential-test';
 import { useEngineSandbox } from '../support/engine/engine-sandbox';
 import {

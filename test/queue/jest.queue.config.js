@@ -9,7 +9,7 @@ const rootDir = path.resolve(__dirname, '../..');
 
 /** @type {import('jest').Config} */
 module.exports = {
-	testEnvironment: '<rootDir>/test/queue/environment.ts',
+	testEnvironment: '<rootDir>/test/queue/test-environment.ts',
 	rootDir,
 	roots: ['<rootDir>/test/queue'],
 	testMatch: ['**/*.test.ts'],

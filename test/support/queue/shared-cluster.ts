@@ -3,8 +3,8 @@
 // as users install it, binary data in n8n's database mode; the sandboxes the workflows' credentials point at, each
 // behind a counting proxy where a test counts what the service saw. test/queue/global-setup.ts starts it once per jest
 // run (per n8n version) and test/queue/global-teardown.ts stops it and writes the figures every file measured to
-// test/e2e/.work/queue/results/<v>[-ci].json; test/queue/environment.ts hands it to each file (queueSuite()). Jest runs
-// the tier in band (npm run test:queue), so the files reach the same live objects the global setup made.
+// test/e2e/.work/queue/results/<v>[-ci].json; test/queue/test-environment.ts hands it to each file (queueSuite()).
+// Jest runs the tier in band (npm run test:queue), so the files reach the same live objects the global setup made.
 import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 
@@ -98,7 +98,7 @@ export interface QueueSuite {
 }
 
 declare global {
-	/** The suite global-setup.ts started: in jest's own realm, and in each test file's (environment.ts). */
+	/** The suite global-setup.ts started: in jest's own realm, and in each test file's (test-environment.ts). */
 	var tssQueueSuite: QueueSuite | undefined;
 }
 
