@@ -1,17 +1,20 @@
 // A Content-Disposition file name is the service's word, not a safe path: both nodes must store the artifact under a
 // clean name (no path separators, controls or bidi tricks, bounded length, real letters kept), whatever filename* says. A loopback stand-in for the service answers every artifact
-// download with a hostile header (the sandbox itself never sends one).
+// download with a hostile header (the sandbox itself never sends one). And the Format, not the service's Content-Type
+// or file name, decides the file's type and extension (a hostile server per case, support/engine/hostile-server.ts).
 import { once } from 'node:events';
-import { createServer, type Server } from 'node:http';
+import { createServer, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 
 import type { PublicTranscriptionWebhookEvent } from '../../src/api';
 import {
 	actionNode,
 	ACTION_NODE,
+	nodeError,
 	runWorkflow,
 	type TestCredentials,
 } from '../support/engine/harness';
+import { credentialsFor, download, useHostileServers } from '../support/engine/hostile-server';
 import { TriggerUnderTest } from '../support/engine/webhook-harness';
 
 // [name in filename*, name the binary must get]: forward slashes, backslashes (a separator on Windows only), and names
@@ -115,3 +118,71 @@ it.each(CASES)(
 		}
 	},
 );
+
+const serve = useHostileServers();
+
+describe('the Format, not the service, decides the file', () => {
+	const htmlAnswer = (response: ServerResponse) => {
+		response.writeHead(200, {
+			'content-type': 'text/html; charset=utf-8',
+			'content-disposition': 'attachment; filename="invoice.html"',
+		});
+		response.end('<script>alert(1)</script>');
+	};
+
+	test('Format SRT answered as text/html named invoice.html: an SRT binary named invoice.srt', async () => {
+		const server = await serve(htmlAnswer);
+		const result = await runWorkflow({
+			nodes: [download('srt')],
+			credentials: credentialsFor(server),
+		});
+		expect(result.error).toBeUndefined();
+		const [item] = result.output(ACTION_NODE);
+		expect(item.json).toMatchObject({
+			format: 'srt',
+			file_name: 'invoice.srt',
+			mime_type: 'application/x-subrip',
+		});
+		expect(item.binary?.data).toMatchObject({
+			fileName: 'invoice.srt',
+			mimeType: 'application/x-subrip',
+			fileExtension: 'srt',
+		});
+	});
+
+	test.each([
+		['a path', 'attachment; filename="../../etc/cron.d/job.html"', '.._.._etc_cron.d_job.docx'],
+		['a bidi override', "attachment; filename*=UTF-8''invoice%E2%80%AEcod.exe", 'invoicecod.docx'],
+		['no name', 'attachment', 'job_hostile.docx'],
+		['only an extension', 'attachment; filename=".exe"', 'job_hostile.docx'],
+	])('a service name with %s keeps only a clean stem', async (_case, disposition, fileName) => {
+		const server = await serve((response) => {
+			response.writeHead(200, {
+				'content-type': 'application/octet-stream',
+				'content-disposition': disposition,
+			});
+			response.end('PK');
+		});
+		const result = await runWorkflow({
+			nodes: [download('docx')],
+			credentials: credentialsFor(server),
+		});
+		expect(result.error).toBeUndefined();
+		expect(result.output(ACTION_NODE)[0].binary?.data).toMatchObject({
+			fileName,
+			mimeType: 'application/vnd.openxmlformats-officedocument.wordprocessingml.document',
+		});
+	});
+
+	test('Job Default answered as text/html: refused with unexpected_media_type, nothing saved', async () => {
+		const server = await serve(htmlAnswer);
+		const error = nodeError(
+			await runWorkflow({ nodes: [download('job_default')], credentials: credentialsFor(server) }),
+		);
+		expect(error.code).toBe('unexpected_media_type');
+		expect(error.message).toBe(
+			'The service answered the job\'s default artifact with "text/html", which is none of SRT, TXT, PDF or DOCX',
+		);
+		expect(error.context.job_id).toBe('job_hostile');
+	});
+});

@@ -1,5 +1,5 @@
 // The credential on its own: where its `authenticate` lets the key go, and what its test request asks of n8n. The
-// Test button's messages as n8n shows them are checked through n8n-core (engine/hostile-service.test.ts) and in a real
+// Test button's messages as n8n shows them are checked through n8n-core (engine/credential-test-button.test.ts) and in a real
 // n8n (e2e/credential-test.test.ts).
 import type { IAuthenticateRuleResponseSuccessBody, IHttpRequestOptions } from 'n8n-workflow';
 

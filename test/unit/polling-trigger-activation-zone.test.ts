@@ -1,9 +1,13 @@
-// The first activation's zone: jobs dated within seconds of the activation may have ended before it (not emitted) or
-// after it (emitted), which their dates cannot tell; the count decides, once a search has read the whole list. On a busy
-// account, jobs keep ending while a poll reads the list, and a pass's count may not be exact: the next passes narrow
-// it, and the activation's Date settles what they leave. Driven against the model of GET /transcriptions in every
-// list order.
-import { MAX_SEARCH_PASSES } from '../../nodes/TranscriptionServicePollingTrigger/status-poll';
+// The first activation's zone, ±ZONE_MS around the service's Date: jobs dated within it may have ended before the
+// activation (not emitted) or after it (emitted), which their dates cannot tell; the count decides, once a search has
+// read the whole list. On a busy account, jobs keep ending while a poll reads the list, and a pass's count may not be
+// exact: the next passes narrow it, and the activation's Date settles what they leave. Driven against the model of
+// GET /transcriptions in every list order.
+import type { PollState } from '../../nodes/TranscriptionServicePollingTrigger/state';
+import {
+	MAX_SEARCH_PASSES,
+	ZONE_MS,
+} from '../../nodes/TranscriptionServicePollingTrigger/status-poll';
 import { mulberry32 } from '../../sandbox/random';
 import {
 	SIM_ORDERS,
@@ -141,5 +145,16 @@ describe('random runs around the first activation: orders, busy or quiet, restar
 	test.each(Array.from({ length: 100 }, (_, index) => index + 1))('seed %i', (seed) => {
 		const { trigger, ended } = randomRun(seed);
 		expect(trigger.emittedKeys().sort()).toEqual(keys(ended));
+	});
+});
+
+describe('first activation zone', () => {
+	test(`the zone is ±${ZONE_MS} ms around the service's Date`, () => {
+		const service = new SimService();
+		const trigger = new SimTrigger(service, { statuses: ['completed'] });
+		trigger.activate();
+		const state = (trigger.memory as PollState).statuses.completed!;
+		const date = Math.floor(service.nowMs / 1000) * 1000;
+		expect(state).toEqual({ known: 0, since: date - ZONE_MS, zoneEnd: date + ZONE_MS, clear: 0 });
 	});
 });

@@ -2,7 +2,8 @@
 // the one test that depends on it: `npm test` runs every engine test on the project's n8n-core; the second pass on the
 // newest n8n-core (npm run test:engine:latest, a CI step) leaves out the scenarios that spend their time in the node's
 // own waiting — watcher back-off, deadline retries, large batches — since every n8n-facing step they take is also taken
-// by the shorter tests of the same file there. It keeps CI within its time budget.
+// by the shorter tests of the same subject there (engine/pause-until-webhook*.test.ts). It keeps CI within its time
+// budget.
 
 declare const tssEngineN8n: { install: 'project' | 'latest'; modules: string };
 
