@@ -15,7 +15,7 @@ import type { WorkflowPlaces } from '../test/support/n8n/environment';
 import { freePort } from '../test/support/n8n/processes';
 import { OWNER } from '../test/support/n8n/rest';
 import { triggerIsBuilt, triggerWorkflows, WORKFLOW_IDS } from '../test/support/n8n/suite';
-import { isN8nVersionId, REPO_ROOT, WORK_DIR } from '../test/support/n8n/versions';
+import { isN8nVersionId, N8N_VERSION_IDS, REPO_ROOT, WORK_DIR } from '../test/support/n8n/versions';
 import { EXAMPLES, loadExample, relocate } from '../test/support/n8n/workflows';
 
 const write = (line = '') => process.stdout.write(`${line}\n`);
@@ -47,7 +47,9 @@ function exampleWorkflows(places: WorkflowPlaces) {
 async function main(): Promise<void> {
 	const versionId = process.env.E2E_N8N ?? '2.8';
 	if (!isN8nVersionId(versionId))
-		throw new Error(`E2E_N8N must be 2.8 or 2.15 for dev, not "${versionId}"`);
+		throw new Error(
+			`E2E_N8N must be one of ${N8N_VERSION_IDS.join(', ')} for dev, not "${versionId}"`,
+		);
 	// Cached after the first time (minutes then, instant later).
 	execFileSync('bash', [path.join(REPO_ROOT, 'scripts/e2e/install.sh'), versionId], {
 		stdio: 'inherit',
