@@ -91,6 +91,9 @@ describe('Pause Until Webhook across workers and webhook processors', () => {
 			mostWaitingAtOnce: mostWaiting,
 			resumedOnTheOtherWorker: resumedElsewhere,
 			resumeCallsByProcessor: countBy(resumes, (record) => record.target),
+			// The service's events, and the watcher's checks (no X-Service-Event-ID), which go to the same URL.
+			events: resumes.filter((record) => record.eventId !== null).length,
+			checks: resumes.filter((record) => record.eventId === null).length,
 		};
 	});
 
