@@ -1,6 +1,8 @@
 // The Transcription Service Polling Trigger's real poll() in n8n-core's PollContext against the sandbox, activated,
 // polled and restarted the way n8n does (test/support/engine/polling-harness.ts): each job that reaches a selected state is emitted
 // once, in the webhook trigger's item shape, whatever order the list is in.
+import { setTimeout as delay } from 'node:timers/promises';
+
 import type { IDataObject, INodeExecutionData } from 'n8n-workflow';
 
 import { pollEventId } from '../../nodes/TranscriptionServicePollingTrigger/items';
@@ -279,6 +281,8 @@ describe('Fetch Test Event (manual)', () => {
 		const failed = await env.liveJob(key);
 		const newest = await env.liveJob(key);
 		await env.admin.failJob(failed);
+		// In the same millisecond the two would tie, and the node breaks a tie by job id.
+		await delay(5);
 		await env.admin.completeJob(newest);
 
 		const run = await runWorkflow({
