@@ -16,7 +16,7 @@ import {
 	within,
 	usePausedRuns,
 } from '../support/engine/paused-runs';
-import { itOnProjectN8nOnly } from '../support/engine/tier-profile';
+import { itWaitingLong } from '../support/engine/tier-profile';
 
 const env = useEngineSandbox({
 	jobSeconds: 2,
@@ -34,7 +34,7 @@ const {
 } = usePausedRuns(env);
 
 describe('the watcher: a completion event that never reaches the node', () => {
-	itOnProjectN8nOnly(
+	itWaitingLong(
 		"n8n answered the batch's last event with its own 200 while starting up: the watcher's check resumes, well before Max Wait",
 		async () => {
 			const { run, jobIds } = await pauseHeld({
@@ -59,7 +59,7 @@ describe('the watcher: a completion event that never reaches the node', () => {
 		90_000,
 	);
 
-	itOnProjectN8nOnly(
+	itWaitingLong(
 		"keeps checking through a redeploy — n8n starting up, the node unable to read its credential, a load balancer's 503 — and resumes once n8n is back",
 		async () => {
 			const { run, jobIds } = await pauseHeld({
@@ -110,7 +110,7 @@ describe('the watcher: a completion event that never reaches the node', () => {
 		300_000,
 	);
 
-	itOnProjectN8nOnly(
+	itWaitingLong(
 		'every job ended before the execution was saved waiting (n8n answered 409, which the service does not repeat): the first check resumes',
 		async () => {
 			const { accountId, credentials } = await freshAccount();
@@ -196,7 +196,7 @@ describe('a batch whose jobs have all ended resumes within 2 minutes of the last
 			(await env.admin.records(accountId)).jobs.find((job) => job.job_id === jobId)!.updated_at,
 		);
 
-	itOnProjectN8nOnly(
+	itWaitingLong(
 		'the last job is cancelled (the service sends no event for it): a check resumes, the item says job_cancelled',
 		async () => {
 			const { run, accountId, jobIds } = await firstEndedThenLate();
@@ -219,7 +219,7 @@ describe('a batch whose jobs have all ended resumes within 2 minutes of the last
 		240_000,
 	);
 
-	itOnProjectN8nOnly(
+	itWaitingLong(
 		"the last job's event is lost (n8n answered it with its own 200 while starting up): a check resumes",
 		async () => {
 			const { run, accountId, jobIds } = await firstEndedThenLate();

@@ -16,7 +16,7 @@ import {
 	within,
 	usePausedRuns,
 } from '../support/engine/paused-runs';
-import { itOnProjectN8nOnly } from '../support/engine/tier-profile';
+import { itWaitingLong } from '../support/engine/tier-profile';
 
 const env = useEngineSandbox({
 	jobSeconds: 2,
@@ -62,7 +62,7 @@ describe('the deadline check of a large batch under the rate limit', () => {
 		await env.admin.setRateLimits(DEFAULT_RATE_LIMITS);
 	});
 
-	itOnProjectN8nOnly(
+	itWaitingLong(
 		'100 items, 89 still running, 30 status reads per 20 s: it reads each running job once over its retries, then resumes',
 		async () => {
 			// Writes and downloads unlimited, status reads 30 per 20 s window: one try of the deadline check (2 s at most for
@@ -197,7 +197,7 @@ describe("when no watcher is left: n8n's own timeout, Max Wait + 10 minutes", ()
 });
 
 describe("n8n's own timeout of a large batch: time for its collection, and its items say when", () => {
-	itOnProjectN8nOnly(
+	itWaitingLong(
 		'30 items × 4 formats: 25 minutes after Max Wait (10 for a small batch), and each item says 25',
 		async () => {
 			const { run, jobIds } = await pauseHeld({

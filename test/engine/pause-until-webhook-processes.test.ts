@@ -14,7 +14,7 @@ import {
 	within,
 	usePausedRuns,
 } from '../support/engine/paused-runs';
-import { itOnProjectN8nOnly } from '../support/engine/tier-profile';
+import { itWaitingLong } from '../support/engine/tier-profile';
 
 const env = useEngineSandbox({
 	jobSeconds: 2,
@@ -142,7 +142,7 @@ describe('two webhook processors (queue mode): one resume, one download per arti
 		expectThreeCollectedOnce(run);
 	}, 60_000);
 
-	itOnProjectN8nOnly(
+	itWaitingLong(
 		"the deadline check that reaches the other processor while the last event's resume downloads starts no second collection",
 		async () => {
 			const { run, jobIds } = await pauseHeld({
