@@ -26,6 +26,7 @@ import {
 } from '../test/support/engine/harness';
 import { writeWavFile } from '../test/support/fixtures/media';
 import { runBaseWorkflow } from './lib/base-nodes-engine';
+import { runMain } from './lib/run-main';
 import { runTranscribeAndDownload } from '../test/support/engine/batch-runs';
 
 export const MEMORY_MODES = ['sendMedia', 'transcribeAndDownload', 'httpRequest'] as const;
@@ -282,14 +283,4 @@ async function main(): Promise<void> {
 	}
 }
 
-if (require.main === module) {
-	main().then(
-		() => process.exit(0),
-		(error: unknown) => {
-			process.stderr.write(
-				`${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`,
-			);
-			process.exit(1);
-		},
-	);
-}
+if (require.main === module) runMain(main);

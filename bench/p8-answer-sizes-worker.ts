@@ -18,6 +18,7 @@ import {
 	nodeType,
 	PackageNodeTypes,
 } from '../test/support/engine/harness';
+import { runMain } from './lib/run-main';
 
 export interface AnswerMeasurement {
 	ok: boolean;
@@ -122,14 +123,4 @@ async function main(): Promise<void> {
 	}
 }
 
-if (require.main === module) {
-	main().then(
-		() => process.exit(0),
-		(error: unknown) => {
-			process.stderr.write(
-				`${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`,
-			);
-			process.exit(1);
-		},
-	);
-}
+if (require.main === module) runMain(main);

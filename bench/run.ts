@@ -27,6 +27,7 @@ import {
 	writeReport,
 	type BenchReport,
 } from '../test/support/bench-results';
+import { runMain } from './lib/run-main';
 
 const quick = process.env.BENCH_QUICK === '1';
 
@@ -151,12 +152,4 @@ async function collect(
 	}
 }
 
-main().then(
-	() => process.exit(0),
-	(error: unknown) => {
-		process.stderr.write(
-			`${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`,
-		);
-		process.exit(1);
-	},
-);
+runMain(main);

@@ -3,26 +3,15 @@
 // a time. Each case answers from a server of its own on loopback (support/engine/hostile-server.ts).
 import type { ServerResponse } from 'node:http';
 
-import type { INode, INodeListSearchResult } from 'n8n-workflow';
-import { LoadOptionsContext } from 'n8n-core';
-import { Workflow } from 'n8n-workflow';
-
 import {
 	actionNode,
 	ACTION_NODE,
 	binaryBytes,
-	CREDENTIAL_TYPE,
-	engineAdditionalData,
-	FixtureCredentialsHelper,
-	fixtureCredentials,
-	loadPackage,
 	nodeError,
-	nodeType,
-	PackageNodeTypes,
 	runWorkflow,
-	type TestCredentials,
 } from '../support/engine/harness';
 import { useEngineSandbox } from '../support/engine/engine-sandbox';
+import { searchJobs } from '../support/engine/job-list';
 import {
 	credentialsFor,
 	download,
@@ -205,7 +194,7 @@ describe('each attempt has a deadline, not only an idle timeout', () => {
 					links: { self: '/', next: null, prev: null },
 				});
 		});
-		const found = await searchJobList(credentialsFor(server));
+		const found = await searchJobs(credentialsFor(server));
 		expect(found.results.map((entry) => entry.value)).toEqual(['job_hostile']);
 		expect(server.requests).toHaveLength(2);
 		await server.requests[0].closed;
@@ -215,34 +204,3 @@ describe('each attempt has a deadline, not only an idle timeout', () => {
 		);
 	}, 120_000);
 });
-
-/** The Job field's From List, as the editor asks for it (n8n-core's LoadOptionsContext, no execution). */
-async function searchJobList(credentials: TestCredentials): Promise<INodeListSearchResult> {
-	const loader = await loadPackage();
-	const nodeTypes = new PackageNodeTypes(loader);
-	const parameters = {
-		resource: 'transcription',
-		operation: 'get',
-		jobId: { __rl: true, mode: 'list', value: '' },
-	};
-	const node: INode = {
-		id: 'uuid-hostile',
-		name: 'Temp-Node',
-		type: nodeType('transcriptionService'),
-		typeVersion: 2,
-		position: [0, 0],
-		parameters,
-		credentials: { [CREDENTIAL_TYPE]: { id: 'cred-1', name: 'Transcription Service account' } },
-	};
-	const workflow = new Workflow({ nodes: [node], connections: {}, active: false, nodeTypes });
-	const additionalData = engineAdditionalData({
-		executionId: 'editor',
-		credentialsHelper: new FixtureCredentialsHelper(loader, fixtureCredentials(credentials)),
-	});
-	additionalData.currentNodeParameters = parameters;
-	const context = new LoadOptionsContext(workflow, node, additionalData, 'jobId');
-	const method = nodeTypes.getByNameAndVersion(node.type, node.typeVersion).methods?.listSearch
-		?.searchJobs;
-	if (!method) throw new Error('The node has no listSearch.searchJobs');
-	return await method.call(context);
-}
