@@ -14,15 +14,11 @@ import {
 	until,
 	within,
 	usePausedRuns,
+	PAUSED_RUNS_SANDBOX,
 } from '../support/engine/paused-runs';
 import type { PausedRun } from '../support/engine/waiting-harness';
 
-const env = useEngineSandbox({
-	jobSeconds: 2,
-	allowLocalWebhooks: true,
-	recordExchanges: true,
-	timeScale: 0.05,
-});
+const env = useEngineSandbox(PAUSED_RUNS_SANDBOX);
 const { statusRequests, pauseHeld } = usePausedRuns(env);
 
 describe("the checks are the node's own: they do not depend on the service's signing secret", () => {

@@ -15,15 +15,11 @@ import {
 	until,
 	within,
 	usePausedRuns,
+	PAUSED_RUNS_SANDBOX,
 } from '../support/engine/paused-runs';
 import { itWaitingLong } from '../support/engine/tier-profile';
 
-const env = useEngineSandbox({
-	jobSeconds: 2,
-	allowLocalWebhooks: true,
-	recordExchanges: true,
-	timeScale: 0.05,
-});
+const env = useEngineSandbox(PAUSED_RUNS_SANDBOX);
 const {
 	freshAccount,
 	pause,

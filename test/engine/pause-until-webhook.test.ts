@@ -20,14 +20,10 @@ import {
 	until,
 	within,
 	usePausedRuns,
+	PAUSED_RUNS_SANDBOX,
 } from '../support/engine/paused-runs';
 
-const env = useEngineSandbox({
-	jobSeconds: 2,
-	allowLocalWebhooks: true,
-	recordExchanges: true,
-	timeScale: 0.05,
-});
+const env = useEngineSandbox(PAUSED_RUNS_SANDBOX);
 const { freshAccount, pause, statusRequests, artifactRequests, holdJobsOf, jobIdsOf } =
 	usePausedRuns(env);
 

@@ -8,7 +8,7 @@ import { buildSignedDelivery } from '../../../src/service';
 import { makeWav, NOT_MEDIA } from '../fixtures/media';
 import { actOnNewJobs } from '../sandbox/client';
 import { freshAccounts } from './accounts';
-import type { EngineSandbox } from './engine-sandbox';
+import type { EngineSandbox, EngineSandboxOptions } from './engine-sandbox';
 import { binaryItem } from './harness';
 import { PausedRun, type PausedRunOptions, type ResumeCall } from './waiting-harness';
 
@@ -103,6 +103,17 @@ export async function post(url: string, signed: { body: string; headers: Record<
 	});
 	return { status: answer.status, body: (await answer.json()) as unknown };
 }
+
+/**
+ * The sandbox every paused-run file starts: resume URLs on loopback, the proxy's record (for `statusRequests`), jobs of
+ * 2 s, and the service's retries at 0.05 × their schedule.
+ */
+export const PAUSED_RUNS_SANDBOX: EngineSandboxOptions = {
+	jobSeconds: 2,
+	allowLocalWebhooks: true,
+	recordExchanges: true,
+	timeScale: 0.05,
+};
 
 /**
  * Paused runs on `env`'s sandbox, each closed after its test, and what `env`'s recording proxy saw of them. Call it
