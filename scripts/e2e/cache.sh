@@ -77,14 +77,21 @@ cached_install() {
 		cp "${lock_files[@]}" "$staging/"
 		log "$name: $installer with Node $node_version in $staging (minutes)"
 		local started=$SECONDS
-		(
-			cd "$staging"
+		# errexit does not hold inside a condition: each step is chained by hand.
+		if ! (
+			cd "$staging" || exit
 			export PATH="$path_prefix$PATH"
 			[[ -n "$nodedir" ]] && export npm_config_nodedir="$nodedir"
 			"$installer"
-		)
-		log "$name: installed in $((SECONDS - started)) s"
-		"$check" "$staging" "$node_bin"
+		) || ! (
+			log "$name: installed in $((SECONDS - started)) s"
+			"$check" "$staging" "$node_bin"
+		); then
+			rm -rf "$staging"
+			log "$name: the install failed (the lines above say why) and nothing of it was kept."
+			log "Run the same command again once that is fixed; if npm could not reach the registry, check the network."
+			exit 1
+		fi
 
 		if [[ ! -f "$folder/package-lock.json" ]]; then
 			# First install of this package.json: keep its lockfile so later installs get the same versions.

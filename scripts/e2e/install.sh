@@ -43,8 +43,8 @@ check_n8n() {
 # binary this machine cannot fetch, then fails to build from source), then the one native module n8n cannot start
 # without, sqlite3, built against the headers of the Node that runs it (npm_config_nodedir, set by cached_install).
 npm_ci_without_scripts() {
-	npm ci --ignore-scripts --no-audit --no-fund --loglevel=error >&2
-	npm rebuild sqlite3 --no-audit --no-fund --loglevel=error >&2
+	npm ci --ignore-scripts --no-audit --no-fund --loglevel=error >&2 &&
+		npm rebuild sqlite3 --no-audit --no-fund --loglevel=error >&2
 }
 
 install_version() {

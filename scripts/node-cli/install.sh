@@ -41,7 +41,11 @@ if [[ ! -f "$target/node_modules/.tss-node-cli-installed" ]]; then
 	cp "${manifest[@]}" "$staging/"
 	say "npm ci with Node $("$node_bin/node" --version) in $staging"
 	started=$SECONDS
-	(cd "$staging" && PATH="$node_bin:$PATH" npm ci --loglevel=error >&2)
+	if ! (cd "$staging" && PATH="$node_bin:$PATH" npm ci --loglevel=error >&2); then
+		rm -rf "$staging"
+		say "the install failed (the lines above say why) and nothing of it was kept: run the same command again once that is fixed"
+		exit 1
+	fi
 	say "installed in $((SECONDS - started)) s"
 	printf '%s\n' "$key" >"$staging/node_modules/.tss-node-cli-installed"
 	rm -rf "$target"

@@ -32,7 +32,11 @@ if [[ ! -f "$target/node_modules/.tss-scan-installed" ]]; then
 	cp "${manifest[@]}" "$staging/"
 	log "npm ci in $staging"
 	started=$SECONDS
-	(cd "$staging" && npm ci --no-audit --no-fund --loglevel=error >&2)
+	if ! (cd "$staging" && npm ci --no-audit --no-fund --loglevel=error >&2); then
+		rm -rf "$staging"
+		log "the install failed (the lines above say why) and nothing of it was kept: run the same command again once that is fixed"
+		exit 1
+	fi
 	log "installed in $((SECONDS - started)) s"
 	printf '%s\n' "$key" >"$staging/node_modules/.tss-scan-installed"
 	rm -rf "$target"

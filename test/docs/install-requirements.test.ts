@@ -3,8 +3,16 @@
 // install script has a decision in package.json's `allowScripts` (npm 11 runs the scripts of packages it does not
 // name, with a warning, and skips those set to false), and the project's .npmrc keeps every npm, npm 10 included
 // (which ignores allowScripts), from running any of them (docs/contributing.md → Dependencies).
-import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { execFileSync, spawnSync } from 'node:child_process';
+import {
+	existsSync,
+	mkdirSync,
+	mkdtempSync,
+	readdirSync,
+	readFileSync,
+	rmSync,
+	writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import semver from 'semver';
@@ -160,5 +168,101 @@ describe("the project's .npmrc", () => {
 			/^(pre|post)(?!pare)/.test(script),
 		);
 		expect(hooks).toEqual([]);
+	});
+});
+
+// The installs the project's scripts make for n8n, its Node releases, n8n-core, the scanner and n8n-node live outside the
+// project and are started through `npm run` (dev, test:e2e, e2e:install, scan …), which hands them the project's
+// `ignore-scripts=true` as npm_config_ignore_scripts: scripts/lib/portable.sh drops it again (n8n's sqlite3 and the
+// `node` package's platform binary come from install scripts). Run here as `npm run` runs them: through npm, from the
+// project's root, with the cache of scripts/e2e/cache.sh in a temporary folder.
+describe("the installs the project's scripts make outside it", () => {
+	let work: string;
+	let probeTarball: string;
+	beforeAll(() => {
+		work = mkdtempSync(path.join(tmpdir(), 'tss-nested-install-'));
+		const probe = path.join(work, 'probe');
+		mkdirSync(probe);
+		writeFileSync(
+			path.join(probe, 'package.json'),
+			JSON.stringify({
+				name: 'tss-install-script-probe',
+				version: '1.0.0',
+				scripts: { preinstall: `node -e "require('fs').writeFileSync('../marker', 'ran')"` },
+			}),
+		);
+		probeTarball = path.join(
+			work,
+			execFileSync('npm', ['pack', '--silent', '--pack-destination', work], {
+				cwd: probe,
+				encoding: 'utf8',
+			}).trim(),
+		);
+	});
+	afterAll(() => rmSync(work, { recursive: true, force: true }));
+
+	/** Runs `script` through `npm exec` in the project's root, as `npm run` would run it. */
+	function underNpmRun(cache: string, script: string) {
+		const env = { ...process.env, TSS_E2E_CACHE: cache };
+		for (const key of Object.keys(env)) if (/^npm_/i.test(key)) delete env[key];
+		return spawnSync('npm', ['exec', '--offline', '--call', `bash -c '${script}'`], {
+			cwd: ROOT,
+			env,
+			encoding: 'utf8',
+		});
+	}
+
+	function folderWithProbe(name: string): string {
+		const folder = path.join(work, name);
+		mkdirSync(folder);
+		writeFileSync(
+			path.join(folder, 'package.json'),
+			JSON.stringify({
+				name,
+				private: true,
+				dependencies: { 'tss-install-script-probe': `file:${probeTarball}` },
+			}),
+		);
+		return folder;
+	}
+
+	it("drops the project's ignore-scripts, which every `npm run` child gets from npm", () => {
+		const run = underNpmRun(
+			work,
+			'echo "before=$npm_config_ignore_scripts"; source scripts/e2e/cache.sh; echo "after=${npm_config_ignore_scripts-unset}"',
+		);
+		expect(run.status).toBe(0);
+		expect(run.stdout).toContain('before=true');
+		expect(run.stdout).toContain('after=unset');
+	});
+
+	it('runs the install scripts of what it installs (a probe with a preinstall)', () => {
+		const cache = path.join(work, 'cache-runs');
+		const folder = folderWithProbe('runs');
+		const run = underNpmRun(
+			cache,
+			`source scripts/e2e/cache.sh && lock_cache && cached_install probe ${folder} "$(command -v node)" true && echo "dir=$cached_dir"`,
+		);
+		expect(run.status).toBe(0);
+		const installed = /dir=(.+)/.exec(run.stdout)?.[1];
+		expect(installed).toBeDefined();
+		expect(existsSync(path.join(installed!, 'node_modules', 'marker'))).toBe(true);
+	});
+
+	it('keeps nothing of a failed install, says so, and clears a staging folder an interrupted one left', () => {
+		const cache = path.join(work, 'cache-fails');
+		mkdirSync(path.join(cache, '.staging-probe-interrupted'), { recursive: true });
+		const folder = folderWithProbe('fails');
+		const run = underNpmRun(
+			cache,
+			`source scripts/e2e/cache.sh && refuse() { echo "[check] refused $1" >&2; exit 1; } && lock_cache && cached_install probe ${folder} "$(command -v node)" refuse`,
+		);
+		expect(run.status).toBe(1);
+		expect(run.stderr).toContain('left by an install that did not finish');
+		expect(run.stderr).toContain(
+			'the install failed (the lines above say why) and nothing of it was kept',
+		);
+		expect(readdirSync(cache).filter((name) => name.startsWith('.staging-'))).toEqual([]);
+		expect(readdirSync(cache).filter((name) => name.startsWith('probe-'))).toEqual([]);
 	});
 });
