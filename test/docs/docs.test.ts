@@ -450,6 +450,65 @@ describe('README.md', () => {
 	});
 });
 
+describe('README → Troubleshooting', () => {
+	/** The messages the table quotes (“…”) in its first column, in the row that names `code`; “…” ends a shortened one. */
+	function quotedIn(code: string): string[] {
+		const section = read(README).split(/^## Troubleshooting$/m)[1] ?? '';
+		const row = section
+			.split('\n')
+			.find((line) => line.startsWith('|') && line.includes(`\`${code}\``));
+		return [...(row?.split('|')[1] ?? '').matchAll(/“([^”]+)”/g)].map((match) => match[1]);
+	}
+
+	async function rejection(promise: Promise<unknown>): Promise<string> {
+		return await promise.then(
+			() => 'no error',
+			(error: Error) => error.message,
+		);
+	}
+
+	it("quotes what the credential's test and a node show for a key without a known prefix", async () => {
+		const load = createRequire(__filename);
+		const credentials = {
+			apiKey: 'sk_live_pasted_without_prefix',
+			baseUrl: 'https://service.example',
+		};
+		const { TranscriptionServiceApi } = load(
+			path.join(ROOT, 'dist/credentials/TranscriptionServiceApi.credentials.js'),
+		) as {
+			TranscriptionServiceApi: new () => {
+				authenticate: (c: object, r: object) => Promise<unknown>;
+			};
+		};
+		const inTest = await rejection(
+			new TranscriptionServiceApi().authenticate(credentials, { url: '/api/v1/account' }),
+		);
+		const { readServiceSettings } = load(
+			path.join(ROOT, 'dist/nodes/shared/transport/settings.js'),
+		) as { readServiceSettings: (context: object) => Promise<unknown> };
+		const inNode = await rejection(
+			readServiceSettings({
+				getCredentials: async () => credentials,
+				getNode: () => ({
+					name: 'Transcription Service',
+					type: 'transcriptionService',
+					typeVersion: 1,
+				}),
+			}),
+		);
+		const quoted = quotedIn('invalid_api_key_mode');
+		const shown = (message: string) =>
+			quoted.some((quote) =>
+				quote.endsWith('…') ? message.startsWith(quote.slice(0, -1)) : message === quote,
+			);
+		expect({ inTest: shown(inTest), inNode: shown(inNode), quotes: quoted.length }).toEqual({
+			inTest: true,
+			inNode: true,
+			quotes: 2,
+		});
+	});
+});
+
 describe('docs/ pictures', () => {
 	it('are each shown or linked by a page (the editor e2e refreshes them; an unlinked one is stale)', () => {
 		const linked = new Set(
