@@ -203,8 +203,10 @@ describe("the installs the project's scripts make outside it", () => {
 
 	/** Runs `script` through `npm exec` in the project's root, as `npm run` would run it. */
 	function underNpmRun(cache: string, script: string) {
-		const env = { ...process.env, TSS_E2E_CACHE: cache };
-		for (const key of Object.keys(env)) if (/^npm_/i.test(key)) delete env[key];
+		const env: NodeJS.ProcessEnv = Object.fromEntries(
+			Object.entries(process.env).filter(([key]) => !/^npm_/i.test(key)),
+		);
+		env.TSS_E2E_CACHE = cache;
 		return spawnSync('npm', ['exec', '--offline', '--call', `bash -c '${script}'`], {
 			cwd: ROOT,
 			env,
