@@ -1,6 +1,7 @@
 // The first workflow, as a new user meets it (README → Your first workflow), in a real n8n with Debian's chromium
-// through playwright-core: the form example shows the person who uploaded the transcript of a recording and, for a file
-// that is not one, why there is none (not n8n's "Your response has been recorded"); the documentation links the editor
+// through playwright-core: the form example shows the person who uploaded the transcript of a recording, its lines as in
+// the file, and, for a file that is not one, a page titled for what happened that says why there is none (not n8n's
+// "Form Submitted" / "Your response has been recorded"), the run then listed as failed; the documentation links the editor
 // shows for the credential and each node lead to a page and a heading that exist in this repository; the action node's
 // AI-tool variant carries the description written for agents; and no output of these runs carries a key or a secret.
 import { existsSync, readFileSync } from 'node:fs';
@@ -16,6 +17,7 @@ import { SANDBOX_CREDENTIAL } from '../support/n8n/environment';
 import {
 	executionIds,
 	failureOf,
+	formAnswerPage,
 	newExecutions,
 	nodeItems,
 	postJson,
@@ -96,6 +98,8 @@ describe(`Your first workflow in n8n ${context.n8nVersion} (Node ${context.nodeV
 		const shown = {
 			header: (await page.locator('#submitted-header').textContent())?.trim(),
 			text: (await page.locator('#submitted-content').textContent())?.trim(),
+			/** The text as the page renders it: its line breaks are the reader's. */
+			rendered: await page.locator('#submitted-content').innerText(),
 		};
 		const [execution] = await newExecutions(api, WORKFLOW_IDS.exampleForm, before);
 		formExecutions.push(execution.id);
@@ -119,8 +123,13 @@ describe(`Your first workflow in n8n ${context.n8nVersion} (Node ${context.nodeV
 				'txt',
 			);
 			expect(item.json.text).toBe(transcript.toString('utf8'));
+			expect(shown.header).toBe('Your transcript');
 			expect(shown.text).toBe(String(item.json.text).trim());
 			expect(shown.text?.length).toBeGreaterThan(0);
+			// Lines and paragraphs as in the file: its title line stands alone, not run into the first sentence.
+			const fileLines = String(item.json.text).trim().split('\n');
+			expect(fileLines.length).toBeGreaterThan(2);
+			expect(shown.rendered.split('\n')).toEqual(fileLines);
 			expect(outputItems(execution, 'Respond with Failure', 0)).toEqual([]);
 		});
 
@@ -131,18 +140,29 @@ describe(`Your first workflow in n8n ${context.n8nVersion} (Node ${context.nodeV
 				buffer: NOT_MEDIA,
 			});
 
-			// The failure went out on the node's error output and was answered: the execution itself succeeded.
-			expect(failureOf(execution)).toBeUndefined();
+			// The failure went out on the node's error output and was answered; then the run is marked failed, so the
+			// executions list shows it as one.
+			expect(execution.status).toBe('error');
+			expect(failureOf(execution)).toMatch(
+				/^error at "Mark the Run Failed": Transcription job \S+ failed \(job_failed\)$/,
+			);
 			expect(outputItems(execution, 'Transcribe and Download', 0)).toEqual([]);
 			const [failed] = outputItems(execution, 'Transcribe and Download', 1) as ExecutionItem[];
-			const error = failed.json.error as { code: string; message: string; description: string };
+			const error = failed.json.error as {
+				code: string;
+				message: string;
+				description: string;
+				job_id: string;
+			};
 			expect(error.code).toBe('job_failed');
-			expect(shown.text).toBe(`${error.message}. ${error.description}`);
+			expect(shown.header).toBe('The recording could not be transcribed');
+			expect(shown.text).toBe(
+				`${error.message}. ${error.description}\n\nError code: job_failed · job ${error.job_id}`,
+			);
 			expect(shown.text).toMatch(
 				/^Transcription job \S+ failed\. The service could not transcribe the media\./,
 			);
 			expect(shown.text).not.toContain('Your response has been recorded');
-			expect(shown.header).not.toBe('Problem submitting response');
 		});
 
 		it('answers an API client that posts a file that is not a recording with 422 and the error', async () => {
@@ -157,19 +177,17 @@ describe(`Your first workflow in n8n ${context.n8nVersion} (Node ${context.nodeV
 			formExecutions.push(execution.id);
 
 			expect(response.status).toBe(422);
-			const answer = (await response.json()) as {
-				formSubmittedText: string;
-				error: { code: string; message: string; description: string; job_id: string };
-			};
+			const answer = formAnswerPage(await response.text());
 			const [failed] = outputItems(execution, 'Transcribe and Download', 1) as ExecutionItem[];
-			const { job_id: jobId } = failed.json.error as { job_id: string };
-			expect(answer.error).toEqual({
-				code: 'job_failed',
-				message: `Transcription job ${jobId} failed`,
-				description: expect.stringMatching(/^The service could not transcribe the media\./),
-				job_id: jobId,
+			const error = failed.json.error as { message: string; description: string; job_id: string };
+			expect(error.message).toBe(`Transcription job ${error.job_id} failed`);
+			expect(error.description).toMatch(/^The service could not transcribe the media\./);
+			expect(answer).toEqual({
+				jobId: error.job_id,
+				header: 'The recording could not be transcribed',
+				text: `${error.message}. ${error.description}\n\nError code: job_failed · job ${error.job_id}`,
 			});
-			expect(answer.formSubmittedText).toBe(`${answer.error.message}. ${answer.error.description}`);
+			expect(execution.status).toBe('error');
 		});
 	});
 

@@ -94,6 +94,32 @@ export async function postJson(
 }
 
 /** A recording uploaded through the form example (`/form/transcribe`), as a person submits the form. */
+/** What the form example answers (examples/form-transcribe-and-respond.json), as its page shows it. */
+export interface FormAnswerPage {
+	header: string;
+	text: string;
+	jobId: string;
+}
+
+/**
+ * Reads the page the form example answers with: the form's own card markup, which its script puts in place of the form,
+ * with the job's id on the card, the title in #submitted-header and the text, HTML-escaped, in #submitted-content.
+ */
+export function formAnswerPage(html: string): FormAnswerPage {
+	const unescape = (text: string) =>
+		text
+			.replaceAll('&lt;', '<')
+			.replaceAll('&gt;', '>')
+			.replaceAll('&quot;', '"')
+			.replaceAll('&amp;', '&');
+	const match =
+		/<div class="card" id="submitted-form" data-job-id="([^"]*)"><div class="form-header"><h1 id="submitted-header">([^<]*)<\/h1><p id="submitted-content"[^>]*>([^<]*)<\/p>/.exec(
+			html,
+		);
+	if (!match) throw new Error(`not the form example's answer page: ${html.slice(0, 300)}`);
+	return { jobId: unescape(match[1]), header: unescape(match[2]), text: unescape(match[3]) };
+}
+
 export async function submitFormRecording(
 	n8nBaseUrl: string,
 	fileName: string,
