@@ -3,10 +3,6 @@
 // own WebVTT parser and validator (`webvtt-parser`, the one behind the W3C validator, with the full table of character
 // references) finds no error in any WebVTT we write and reads back exactly the SRT's times and text. The SRTs are the
 // sandbox's own renderings (English, Hebrew, a 10-hour recording) and generated cues of mixed scripts and markup.
-import { parseSync } from 'subtitle';
-import { WebVTTParser } from 'webvtt-parser';
-import htmlEntities from 'webvtt-parser/html-entities.json';
-
 import { renderSrt } from '../../sandbox/render/text';
 import { buildTranscript } from '../../sandbox/render/transcript';
 import {
@@ -20,50 +16,18 @@ import {
 	timedCues,
 	type SubRipCue,
 } from '../../src/artifacts';
-
-interface ParsedVtt {
-	cues: Array<{ startTime: number; endTime: number; id: string; text: string; tree: CueNode }>;
-	errors: Array<{ message: string; line: number }>;
-}
-interface CueNode {
-	type?: string;
-	value?: string;
-	children?: CueNode[];
-}
-
-/** The W3C parser in its validating mode ('metadata' keeps cue text as the file has it, and parses it to `tree`). */
-function validateWebVtt(vtt: string): ParsedVtt {
-	return new WebVTTParser(htmlEntities).parse(vtt, 'metadata') as ParsedVtt;
-}
-
-/** The text a player shows for a cue: its tree's text nodes; any tag in it fails the test. */
-function shownText(node: CueNode): string {
-	if (node.type === 'text') return node.value ?? '';
-	if (node.type !== undefined)
-		throw new Error(`the cue has a ${node.type} node: markup got through`);
-	return (node.children ?? []).map(shownText).join('');
-}
-
-/** What `subtitle` reads from an SRT, in our shape. */
-function subtitleCues(srt: string): SubRipCue[] {
-	return parseSync(srt).flatMap((node) =>
-		node.type === 'cue'
-			? [{ startMs: node.data.start, endMs: node.data.end, text: node.data.text }]
-			: [],
-	);
-}
+import {
+	shownText,
+	subtitleCues,
+	validateWebVtt,
+	webVttCues,
+} from '../support/fixtures/timed-text';
 
 /** Our WebVTT, validated by the W3C parser and read back: its times and shown text are the SRT's. */
 function expectFaithfulWebVtt(cues: SubRipCue[]): void {
-	const parsed = validateWebVtt(formatWebVtt(cues));
+	const parsed = webVttCues(formatWebVtt(cues));
 	expect(parsed.errors).toEqual([]);
-	expect(
-		parsed.cues.map((cue) => ({
-			startMs: Math.round(cue.startTime * 1000),
-			endMs: Math.round(cue.endTime * 1000),
-			text: shownText(cue.tree),
-		})),
-	).toEqual(cues);
+	expect(parsed.cues).toEqual(cues);
 }
 
 function sandboxSrt(options: {
