@@ -11,7 +11,7 @@ import {
 } from 'n8n-workflow';
 
 import type { PublicAccountResponse } from '../../src/api';
-import type { ArtifactFormat } from '../../src/artifacts';
+import type { DownloadFormat } from '../../src/artifacts';
 import { DEFAULT_RETRY_POLICY } from '../../src/client';
 import { itemErrorOf } from '../shared/errors';
 import { requestListPage, type ListAnswer } from '../shared/job-list';
@@ -212,7 +212,8 @@ function readSettings(context: IPollFunctions): Settings {
 		maxRequests,
 		artifact: {
 			download: context.getNodeParameter('downloadArtifact', false) as boolean,
-			format: context.getNodeParameter('artifactFormat', 'srt') as ArtifactFormat,
+			format: context.getNodeParameter('artifactFormat', 'srt') as DownloadFormat,
+			cues: context.getNodeParameter('includeCues', false) as boolean,
 			binaryPropertyName: String(context.getNodeParameter('binaryPropertyName', 'data')).trim(),
 		},
 	};

@@ -9,7 +9,7 @@ import {
 	type IWebhookResponseData,
 } from 'n8n-workflow';
 
-import type { ArtifactFormat } from '../../src/artifacts';
+import type { DownloadFormat } from '../../src/artifacts';
 import { isWebhookTestDelivery, type WebhookEventBody } from '../../src/webhooks';
 import { assertSigningSecret, requestTestDelivery } from './activation';
 import { mergeSeenEvents, processSeenEvents, rememberInProcess } from './dedupe';
@@ -137,7 +137,8 @@ async function eventItem(
 		return { json };
 
 	return await withEventArtifact(context, json, event.job_id, {
-		format: context.getNodeParameter('artifactFormat', 'srt') as ArtifactFormat,
+		format: context.getNodeParameter('artifactFormat', 'srt') as DownloadFormat,
+		cues: context.getNodeParameter('includeCues', false) as boolean,
 		binaryPropertyName: String(context.getNodeParameter('binaryPropertyName', 'data')).trim(),
 	});
 }

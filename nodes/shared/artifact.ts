@@ -1,15 +1,24 @@
 // Fetching a job's transcript (spec 4.7, 4.8): the bytes, with the media type and extension of the format asked for
 // and a safe file name whose stem comes from the service's Content-Disposition. The service's answer never chooses
-// what kind of file the workflow gets. Used by Download Artifact, Transcribe and Download and the triggers.
+// what kind of file the workflow gets. WebVTT and the item's cues are built here from the service's SRT, fetched once
+// for both. Used by Download Artifact, Transcribe and Download and the triggers.
 import type { BinaryHelperFunctions, IBinaryData, INode } from 'n8n-workflow';
 
 import { isTerminalStatus } from '../../src/api';
 import {
 	ARTIFACT_MEDIA_TYPES,
+	DOWNLOAD_MEDIA_TYPES,
 	cleanFileName,
 	formatForMediaType,
+	formatWebVtt,
 	parseContentDisposition,
+	parseSubRip,
+	sourceArtifactFormat,
+	timedCues,
 	type ArtifactFormat,
+	type DownloadFormat,
+	type SubRipCue,
+	type TimedCue,
 } from '../../src/artifacts';
 import { addItemContext, apiError, apiFieldsOf, operationError } from './errors';
 import type { TranscriptionServiceClient } from './transport';
@@ -21,20 +30,108 @@ export interface ArtifactContext {
 }
 
 /** 'job_default' leaves the choice to the job's output_format. */
-export type ArtifactChoice = ArtifactFormat | 'job_default';
+export type ArtifactChoice = DownloadFormat | 'job_default';
 
 export interface FetchedArtifact {
-	format: ArtifactFormat;
+	format: DownloadFormat;
 	fileName: string;
 	mimeType: string;
 	bytes: Buffer;
 }
 
+/** What one download step is asked for: files in these formats, and the timed cues or not. */
+export interface TranscriptRequest {
+	choices: readonly ArtifactChoice[];
+	cues: boolean;
+}
+
+/** The files in the order of the choices, and the cues when they were asked for. */
+export interface Transcript {
+	files: FetchedArtifact[];
+	cues?: TimedCue[];
+}
+
+/**
+ * Each of the service's artifacts a request needs is fetched once, side by side (the artifacts bucket's pacer still
+ * spaces them): SRT and WebVTT share one SRT download, and the cues reuse it too. Only cues asked for beside no SRT,
+ * WebVTT or Job Default answered as SRT cost one more download. An SRT that cannot be read as cues fails the step
+ * with invalid_srt, naming the line.
+ */
+export async function fetchTranscript(
+	context: ArtifactContext,
+	client: TranscriptionServiceClient,
+	jobId: string,
+	request: TranscriptRequest,
+	itemIndex?: number,
+): Promise<Transcript> {
+	const sources = [...new Set(request.choices.map(sourceOf))];
+	const fetched = await Promise.all(
+		sources.map(async (source) => await fetchArtifact(context, client, jobId, source, itemIndex)),
+	);
+	const bySource = new Map(sources.map((source, index) => [source, fetched[index]]));
+	const servedSrt = () =>
+		bySource.get('srt') ?? fetched.find((artifact) => artifact.format === 'srt');
+	if (request.cues && servedSrt() === undefined) {
+		bySource.set('srt', await fetchArtifact(context, client, jobId, 'srt', itemIndex));
+	}
+	let parsed: SubRipCue[] | undefined;
+	const srtCues = () =>
+		(parsed ??= readSubRip(context, servedSrt() as FetchedArtifact, jobId, itemIndex));
+	const files = request.choices.map((choice) =>
+		choice === 'vtt'
+			? webVttFile(servedSrt() as FetchedArtifact, srtCues())
+			: (bySource.get(choice) as FetchedArtifact),
+	);
+	return request.cues ? { files, cues: timedCues(srtCues()) } : { files };
+}
+
+/** How many downloads fetchTranscript makes for a request, at most (Job Default beside cues counted as two). */
+export function downloadsFor(request: TranscriptRequest): number {
+	const sources = new Set(request.choices.map(sourceOf));
+	return sources.size + (request.cues && !sources.has('srt') ? 1 : 0);
+}
+
+function sourceOf(choice: ArtifactChoice): ArtifactFormat | 'job_default' {
+	return choice === 'job_default' ? choice : sourceArtifactFormat(choice);
+}
+
+function readSubRip(
+	context: ArtifactContext,
+	srt: FetchedArtifact,
+	jobId: string,
+	itemIndex: number | undefined,
+): SubRipCue[] {
+	try {
+		return parseSubRip(srt.bytes.toString('utf8'));
+	} catch (error) {
+		// parseSubRip throws only its SubRipSyntaxError, which names the line.
+		throw operationError(context.getNode(), {
+			code: 'invalid_srt',
+			message: `The SRT transcript of job ${jobId} cannot be read as subtitles: ${(error as Error).message}`,
+			description:
+				'WebVTT and Include Cues are built from the SRT the service serves. Download the SRT itself (Format SRT) to see it; the job and its other formats are unaffected.',
+			job_id: jobId,
+			itemIndex,
+		});
+	}
+}
+
+/** The WebVTT made from the SRT: its name is the SRT's with `.vtt` for `.srt`. */
+function webVttFile(srt: FetchedArtifact, cues: SubRipCue[]): FetchedArtifact {
+	return {
+		format: 'vtt',
+		fileName: `${srt.fileName.slice(0, -'.srt'.length)}.vtt`,
+		mimeType: DOWNLOAD_MEDIA_TYPES.vtt,
+		bytes: Buffer.from(formatWebVtt(cues), 'utf8'),
+	};
+}
+
+/** One of the service's artifacts, as served. */
 export async function fetchArtifact(
 	context: ArtifactContext,
 	client: TranscriptionServiceClient,
 	jobId: string,
-	choice: ArtifactChoice,
+	choice: ArtifactFormat | 'job_default',
 	itemIndex?: number,
 ): Promise<FetchedArtifact> {
 	let response;
@@ -124,8 +221,8 @@ async function explainNotReady(
 	return addItemContext(explained, { job_id: jobId, status });
 }
 
-export function isTextFormat(format: ArtifactFormat): format is 'txt' | 'srt' {
-	return format === 'txt' || format === 'srt';
+export function isTextFormat(format: DownloadFormat): format is 'txt' | 'srt' | 'vtt' {
+	return format === 'txt' || format === 'srt' || format === 'vtt';
 }
 
 export async function artifactBinary(

@@ -1,6 +1,6 @@
 // The item both triggers emit for a job's event: the event body (as the service sends it, or as the polling trigger
-// builds it from a listed job), when it arrived, and with Download Artifact the transcript. A failed download
-// becomes the item's artifact_error instead of an exception, so the event itself is never lost.
+// builds it from a listed job), when it arrived, and with Download Artifact the transcript (and its cues, if asked).
+// A failed download becomes the item's artifact_error instead of an exception, so the event itself is never lost.
 
 import type {
 	IDataObject,
@@ -10,10 +10,10 @@ import type {
 } from 'n8n-workflow';
 
 import { idProblem } from '../../src/api';
-import type { ArtifactFormat } from '../../src/artifacts';
+import type { DownloadFormat } from '../../src/artifacts';
 import { DEFAULT_RETRY_POLICY } from '../../src/client';
 import type { WebhookEventBody } from '../../src/webhooks';
-import { artifactBinary, fetchArtifact } from './artifact';
+import { artifactBinary, fetchTranscript } from './artifact';
 import { itemErrorOf } from './errors';
 import { TranscriptionServiceClient } from './transport';
 
@@ -33,7 +33,9 @@ export function eventItemJson(event: WebhookEventBody, receivedAtMs: number): ID
 }
 
 export interface EventArtifact {
-	format: ArtifactFormat;
+	format: DownloadFormat;
+	/** Include Cues: the SRT's timed cues on the item as `cues`. */
+	cues: boolean;
 	/** Already trimmed; empty means the user cleared "Put Output File in Field". */
 	binaryPropertyName: string;
 }
@@ -66,9 +68,15 @@ export async function withEventArtifact(
 		});
 	}
 	try {
-		const fetched = await fetchArtifact(context, client, jobId, artifact.format);
+		const {
+			files: [fetched],
+			cues,
+		} = await fetchTranscript(context, client, jobId, {
+			choices: [artifact.format],
+			cues: artifact.cues,
+		});
 		return {
-			json,
+			json: cues ? { ...json, cues } : json,
 			binary: { [artifact.binaryPropertyName]: await artifactBinary(context, fetched) },
 		};
 	} catch (error) {

@@ -39,4 +39,13 @@ export const artifactProperties: INodeProperties[] = [
 		displayOptions: { show: { downloadArtifact: [true] } },
 		hint: 'The name of the output binary field to put the transcript in',
 	},
+	{
+		displayName: 'Include Cues',
+		name: 'includeCues',
+		type: 'boolean',
+		default: false,
+		displayOptions: { show: { downloadArtifact: [true] } },
+		description:
+			'Whether to also put the timed cues on the item\'s JSON as "cues": a list of {start, end, text}, times in seconds, read from the SRT (one more download when the Artifact Format is not SRT or WebVTT)',
+	},
 ];

@@ -15,15 +15,19 @@ import {
 	type TranscriptionStatus,
 	type WebhookEventType,
 } from '../../src/api';
-import { ARTIFACT_FORMATS, type ArtifactFormat } from '../../src/artifacts';
+import { DOWNLOAD_FORMATS, type DownloadFormat } from '../../src/artifacts';
 
 type Label = { name: string; description?: string };
 
-const ARTIFACT_FORMAT_LABELS: Record<ArtifactFormat, Label> = {
+const ARTIFACT_FORMAT_LABELS: Record<DownloadFormat, Label> = {
 	docx: { name: 'DOCX (Word)' },
 	pdf: { name: 'PDF' },
 	srt: { name: 'SRT (Subtitles)' },
 	txt: { name: 'TXT (Plain Text)' },
+	vtt: {
+		name: 'WebVTT (Web Subtitles)',
+		description: "For HTML5 video's track element and web players; made from the SRT",
+	},
 };
 
 const MODEL_TIER_LABELS: Record<ModelTier, Label> = {
@@ -90,7 +94,7 @@ function options<V extends string>(
 		.sort((left, right) => left.name.localeCompare(right.name));
 }
 
-export const artifactFormatOptions = options(ARTIFACT_FORMATS, ARTIFACT_FORMAT_LABELS);
+export const artifactFormatOptions = options(DOWNLOAD_FORMATS, ARTIFACT_FORMAT_LABELS);
 export const modelTierOptions = options(MODEL_TIERS, MODEL_TIER_LABELS);
 export const outputFormatOptions = options(OUTPUT_FORMATS, OUTPUT_FORMAT_LABELS);
 export const statusOptions = options(TRANSCRIPTION_STATUSES, STATUS_LABELS);

@@ -1,4 +1,5 @@
-// The four artifact representations of spec 2.4 and the download name of docs/api-notes.md ("Content-Disposition").
+// The four artifact representations of spec 2.4 and the download name of docs/api-notes.md ("Content-Disposition"),
+// and the formats the nodes download: those four and WebVTT, which they build from the SRT.
 
 export const ARTIFACT_FORMATS = ['srt', 'txt', 'pdf', 'docx'] as const;
 export type ArtifactFormat = (typeof ARTIFACT_FORMATS)[number];
@@ -9,6 +10,24 @@ export const ARTIFACT_MEDIA_TYPES: Record<ArtifactFormat, string> = {
 	pdf: 'application/pdf',
 	docx: 'application/vnd.openxmlformats-officedocument.wordprocessingml.document',
 };
+
+/** What a node can download: the service's four formats, and WebVTT (`vtt`), made from the SRT (webvtt.ts). */
+export const DOWNLOAD_FORMATS = [...ARTIFACT_FORMATS, 'vtt'] as const;
+export type DownloadFormat = (typeof DOWNLOAD_FORMATS)[number];
+
+export const DOWNLOAD_MEDIA_TYPES: Record<DownloadFormat, string> = {
+	...ARTIFACT_MEDIA_TYPES,
+	vtt: 'text/vtt',
+};
+
+export function isDownloadFormat(value: string): value is DownloadFormat {
+	return (DOWNLOAD_FORMATS as readonly string[]).includes(value);
+}
+
+/** The service's artifact a download format is made from: WebVTT from the SRT, every other format from itself. */
+export function sourceArtifactFormat(format: DownloadFormat): ArtifactFormat {
+	return format === 'vtt' ? 'srt' : format;
+}
 
 /** `plain_text` is how a job's output_format names the txt artifact (2.3, 2.4). */
 const FORMAT_ALIASES: ReadonlyMap<string, ArtifactFormat> = new Map([['plain_text', 'txt']]);

@@ -8,7 +8,7 @@ import {
 	normalizeArtifactFormat,
 	parseContentDisposition,
 } from '../../src/artifacts';
-import { artifactFileNameFrom } from '../../nodes/shared/artifact';
+import { artifactFileNameFrom, downloadsFor } from '../../nodes/shared/artifact';
 import {
 	type SelectArtifactFormatInput,
 	type SelectArtifactFormatResult,
@@ -498,5 +498,20 @@ describe('the file name of a download: the Format names the extension, the servi
 		[undefined, 'pdf', 'job_1.pdf'],
 	])('%j asked as %s → %j', (header, format, expected) => {
 		expect(artifactFileNameFrom(header, 'job_1', format)).toBe(expected);
+	});
+});
+
+describe('downloadsFor: one SRT download serves SRT, WebVTT and the cues', () => {
+	it.each<[Parameters<typeof downloadsFor>[0]['choices'], boolean, number]>([
+		[['srt'], false, 1],
+		[['srt', 'vtt'], false, 1],
+		[['vtt'], true, 1],
+		[['srt', 'vtt'], true, 1],
+		[['docx'], true, 2],
+		[['srt', 'txt', 'pdf', 'docx', 'vtt'], true, 4],
+		// The job's default may be TXT: counted as two.
+		[['job_default'], true, 2],
+	])('%j, cues %s: %i', (choices, cues, expected) => {
+		expect(downloadsFor({ choices, cues })).toBe(expected);
 	});
 });

@@ -4,6 +4,7 @@ import { DEFAULT_TOLERANCE_SECONDS } from '../../src/webhooks';
 import type { PauseRecord } from '../../nodes/TranscriptionService/actions/transcription/transcribeAndDownload/pause-record';
 import {
 	ANSWERER_WAITS_MS,
+	deadlineTimings,
 	CHECK_LIFETIME_MS,
 	CHECK_LIMITS,
 	CHECK_TIMEOUT_MS,
@@ -29,11 +30,16 @@ import {
 
 const DEADLINE = '2026-11-25T10:30:00.000Z';
 /** `items` records with `formats` each, every one with a job. */
-const batch = (items: number, formats: PauseRecord['formats']): PauseRecord[] =>
+const batch = (
+	items: number,
+	formats: PauseRecord['formats'],
+	extra: Partial<PauseRecord> = {},
+): PauseRecord[] =>
 	Array.from({ length: items }, (_, item) => ({
 		node_id: 'node-1',
 		item,
 		formats,
+		...extra,
 		resume_url: 'https://n8n.example.com/webhook-waiting/4711',
 		deadline_at: DEADLINE,
 		paused_at: '2026-11-25T10:00:00.000Z',
@@ -121,4 +127,20 @@ describe('after Max Wait, for batches of 1 to 1,000 items', () => {
 			expect(times.forgetAtMs).toBeGreaterThan(times.waitTillMs);
 		},
 	);
+});
+
+describe('the downloads a batch is timed for: SRT and WebVTT share one, Include Cues may add one', () => {
+	it.each([
+		[
+			'SRT and WebVTT with cues',
+			batch(300, ['srt', 'vtt'], { include_cues: true }),
+			batch(300, ['srt']),
+		],
+		['DOCX with cues', batch(300, ['docx'], { include_cues: true }), batch(300, ['docx', 'txt'])],
+	])('%s: as many as the batch with the same downloads', (_case, records, sameDownloads) => {
+		expect(deadlineTimings(records)).toEqual(deadlineTimings(sameDownloads));
+		expect(deadlineTimings(batch(300, ['docx']))).not.toEqual(
+			deadlineTimings(batch(300, ['docx', 'txt'])),
+		);
+	});
 });

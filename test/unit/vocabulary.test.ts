@@ -18,13 +18,13 @@ import {
 	WEBHOOK_EVENT_TYPES,
 	WEBHOOK_TEST_EVENT,
 } from '../../src/api';
-import { ARTIFACT_FORMATS } from '../../src/artifacts';
+import { DOWNLOAD_FORMATS } from '../../src/artifacts';
 
 const values = (options: INodePropertyOptions[]) => options.map((option) => option.value).sort();
 
 describe('the vocabulary (nodes/shared/vocabulary.ts)', () => {
 	it.each([
-		['artifact formats', artifactFormatOptions, ARTIFACT_FORMATS],
+		['download formats (its four and WebVTT)', artifactFormatOptions, DOWNLOAD_FORMATS],
 		['model tiers', modelTierOptions, MODEL_TIERS],
 		['output formats', outputFormatOptions, OUTPUT_FORMATS],
 		['statuses', statusOptions, TRANSCRIPTION_STATUSES],

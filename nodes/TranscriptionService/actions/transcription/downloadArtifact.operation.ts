@@ -9,7 +9,7 @@ import { NodeOperationError, updateDisplayOptions } from 'n8n-workflow';
 import { cleanFileName } from '../../../../src/artifacts';
 import {
 	artifactBinary,
-	fetchArtifact,
+	fetchTranscript,
 	isTextFormat,
 	type ArtifactChoice,
 } from '../../../shared/artifact';
@@ -63,7 +63,15 @@ const properties: INodeProperties[] = [
 				type: 'boolean',
 				default: false,
 				description:
-					'Whether to also put the transcript on the item\'s JSON as "text" (SRT and TXT only)',
+					'Whether to also put the transcript on the item\'s JSON as "text" (SRT, TXT and WebVTT only)',
+			},
+			{
+				displayName: 'Include Cues',
+				name: 'includeCues',
+				type: 'boolean',
+				default: false,
+				description:
+					'Whether to also put the timed cues on the item\'s JSON as "cues": a list of {start, end, text}, times in seconds, read from the SRT (one more download when the file is not SRT or WebVTT)',
 			},
 		],
 	},
@@ -90,7 +98,16 @@ export async function execute(
 		});
 	}
 
-	const artifact = await fetchArtifact(this, client, jobId, choice, itemIndex);
+	const {
+		files: [artifact],
+		cues,
+	} = await fetchTranscript(
+		this,
+		client,
+		jobId,
+		{ choices: [choice], cues: options.includeCues === true },
+		itemIndex,
+	);
 	if (typeof options.fileName === 'string' && options.fileName.trim() !== '') {
 		artifact.fileName = cleanFileName(options.fileName) || artifact.fileName;
 	}
@@ -103,5 +120,6 @@ export async function execute(
 	};
 	if (options.includeText === true && isTextFormat(artifact.format))
 		json.text = artifact.bytes.toString('utf8');
+	if (cues) json.cues = cues;
 	return [{ json, binary: { [propertyName]: await artifactBinary(this, artifact) } }];
 }

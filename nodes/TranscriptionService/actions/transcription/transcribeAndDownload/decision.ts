@@ -18,7 +18,7 @@ import {
 	type PublicTranscriptionResponse,
 } from '../../../../../src/api';
 import type { Ledger } from './ledger';
-import type { PauseRecord } from './pause-record';
+import { recordDownloads, type PauseRecord } from './pause-record';
 import { ANSWERER_WAITS_MS, settleMs } from './timing';
 
 export type PauseRequest =
@@ -141,7 +141,7 @@ export function checkResumesFrom(
 	for (const record of records) {
 		const known = record.job_id === undefined ? undefined : ledger.ended.get(record.job_id);
 		const status = known?.status ?? record.status ?? '';
-		if (isCompletedStatus(status)) downloads += record.formats.length;
+		if (isCompletedStatus(status)) downloads += recordDownloads(record);
 		if (!known) continue;
 		const endedAtMs = Date.parse(known.endedAt);
 		lastEndMs = Math.max(lastEndMs, endedAtMs);

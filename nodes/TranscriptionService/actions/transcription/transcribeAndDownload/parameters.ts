@@ -3,7 +3,7 @@
 import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
-import type { ArtifactFormat } from '../../../../../src/artifacts';
+import { isDownloadFormat, type DownloadFormat } from '../../../../../src/artifacts';
 
 export type WaitMode = 'poll' | 'pauseUntilWebhook';
 
@@ -24,6 +24,14 @@ export const optionsProperty: INodeProperties = {
 			default: 1,
 			description:
 				'How many items are uploaded and transcribed at the same time. All share one rate-limit pacer; the output keeps the input order.',
+		},
+		{
+			displayName: 'Include Cues',
+			name: 'includeCues',
+			type: 'boolean',
+			default: false,
+			description:
+				'Whether to also put the timed cues on the item\'s JSON as "cues": a list of {start, end, text}, times in seconds, read from the SRT (one more download when neither SRT nor WebVTT is a Download Format)',
 		},
 		{
 			displayName: 'Max Poll Interval (Seconds)',
@@ -77,7 +85,9 @@ export interface TranscribeOptions {
 /** One item's parameters. */
 export interface TranscribeParameters extends TranscribeOptions {
 	binaryPropertyName: string;
-	formats: ArtifactFormat[];
+	formats: DownloadFormat[];
+	/** Options → Include Cues. */
+	cues: boolean;
 	/** The fields the job is created with (Additional Fields). */
 	additionalFields: IDataObject;
 }
@@ -86,18 +96,30 @@ export function readParameters(
 	context: IExecuteFunctions,
 	itemIndex: number,
 ): TranscribeParameters {
-	const formats = context.getNodeParameter('formats', itemIndex) as ArtifactFormat[];
+	const selected = context.getNodeParameter('formats', itemIndex) as unknown;
+	const formats = (Array.isArray(selected) ? selected : [selected]).map(String);
 	if (formats.length === 0) {
 		throw new NodeOperationError(context.getNode(), 'No download format is selected', {
 			itemIndex,
-			description: 'Choose at least one of SRT, TXT, PDF or DOCX under "Download Formats".',
+			description: 'Choose at least one of SRT, WebVTT, TXT, PDF or DOCX under "Download Formats".',
 		});
 	}
+	// An expression can hand in anything; a bad value is refused before a job is started for it.
+	const unknown = formats.find((format) => !isDownloadFormat(format));
+	if (unknown !== undefined) {
+		throw new NodeOperationError(
+			context.getNode(),
+			`"Download Formats" has ${JSON.stringify(unknown)}, which is no download format`,
+			{ itemIndex, description: 'Use srt, vtt, txt, pdf or docx. No job was started.' },
+		);
+	}
+	const options = context.getNodeParameter('options', itemIndex, {}) as IDataObject;
 	return {
 		binaryPropertyName: context.getNodeParameter('binaryPropertyName', itemIndex) as string,
-		formats,
+		formats: formats as DownloadFormat[],
+		cues: options.includeCues === true,
 		additionalFields: context.getNodeParameter('additionalFields', itemIndex, {}) as IDataObject,
-		...readOptions(context.getNodeParameter('options', itemIndex, {}) as IDataObject),
+		...readOptions(options),
 	};
 }
 

@@ -27,7 +27,9 @@ import { deadlineTimings, pauseTimes } from './timing';
 import { watchPause } from './watcher';
 
 /** One item's job, created with the execution's resume URL as its webhook_url: its part of the pause record. */
-export type PausedItem = Required<Pick<PauseRecord, 'formats' | 'job_id' | 'upload_id' | 'status'>>;
+export type PausedItem = Required<
+	Pick<PauseRecord, 'formats' | 'include_cues' | 'job_id' | 'upload_id' | 'status'>
+>;
 
 /** One item's job, created with the execution's resume URL as its webhook_url. */
 export async function startPausedJob(
@@ -49,6 +51,7 @@ export async function startPausedJob(
 	});
 	return {
 		formats: parameters.formats,
+		include_cues: parameters.cues,
 		job_id: started.created.job_id,
 		upload_id: started.uploadId,
 		status: started.created.status,

@@ -6,7 +6,8 @@
 import { randomBytes } from 'crypto';
 import type { IDataObject, INodeExecutionData } from 'n8n-workflow';
 
-import { ARTIFACT_FORMATS, type ArtifactFormat } from '../../../../../src/artifacts';
+import { isDownloadFormat, type DownloadFormat } from '../../../../../src/artifacts';
+import { downloadsFor } from '../../../../shared/artifact';
 import type { ItemError } from '../../../../shared/errors';
 
 /** 32 random bytes, hex. */
@@ -22,7 +23,9 @@ export interface PauseRecord {
 	/** The node that paused: the resume URL reaches whatever node of this execution waits next. */
 	node_id: string;
 	item: number;
-	formats: ArtifactFormat[];
+	formats: DownloadFormat[];
+	/** Options → Include Cues; absent in records written before it existed. */
+	include_cues?: boolean;
 	/** The resume URL exactly as n8n gave it (n8n 2.15+ signs it): where the pack's checks are sent. */
 	resume_url: string;
 	/** When Max Wait runs out (ISO): a check from then on is the deadline check. */
@@ -39,6 +42,11 @@ export interface PauseRecord {
 	upload_id?: string;
 	/** The status the job was created with (a test key's job is completed at once). */
 	status?: string;
+}
+
+/** The downloads a completed job of this record costs: SRT and WebVTT share one, the cues may add one. */
+export function recordDownloads(record: PauseRecord): number {
+	return downloadsFor({ choices: record.formats, cues: record.include_cues === true });
 }
 
 /** The stored item of one input item: an error alone, the record nested in it. */
@@ -76,7 +84,8 @@ function isRecord(value: unknown, nodeId: string): value is PauseRecord {
 		record.node_id === nodeId &&
 		typeof record.item === 'number' &&
 		Array.isArray(record.formats) &&
-		record.formats.every((format) => (ARTIFACT_FORMATS as readonly string[]).includes(format)) &&
+		record.formats.every((format) => isDownloadFormat(format)) &&
+		(record.include_cues === undefined || typeof record.include_cues === 'boolean') &&
 		typeof record.resume_url === 'string' &&
 		typeof record.deadline_at === 'string' &&
 		!Number.isNaN(Date.parse(record.deadline_at)) &&

@@ -30,7 +30,7 @@ export async function pollItem(
 	if (!isCompletedStatus(job.status)) {
 		throw jobEndedError(context.getNode(), job.job_id, job.status, itemIndex);
 	}
-	return await completedJobItem(context, client, job, parameters.formats, itemIndex);
+	return await completedJobItem(context, client, job, parameters, itemIndex);
 }
 
 async function waitForJob(

@@ -72,7 +72,13 @@ async function collectOne(
 			input.snapshots.get(record.job_id) ??
 			(await client.getTranscription(record.job_id, record.item));
 		if (!isCompletedStatus(job.status)) throw unfinishedError(context, input, record, job);
-		const item = await completedJobItem(context, client, job, record.formats, record.item);
+		const item = await completedJobItem(
+			context,
+			client,
+			job,
+			{ formats: record.formats, cues: record.include_cues === true },
+			record.item,
+		);
 		return { ok: true, item: { ...item, pairedItem } };
 	} catch (caught) {
 		const error = asItemFailure(context.getNode(), caught, record.item, {

@@ -9,7 +9,7 @@
 //   answered requests leave it that time and more (ANSWERER_WAITS_MS);
 // - at Max Wait the deadline check, tried until its last try; n8n's own timeout (the backstop) comes after that try's
 //   collection, and a process forgets the execution only after that timeout.
-import type { PauseRecord } from './pause-record';
+import { recordDownloads, type PauseRecord } from './pause-record';
 
 /** The service counts an answer that takes longer as failed, and delivers the event again (perhaps elsewhere). */
 export const SERVICE_WAITS_MS = 10_000;
@@ -104,7 +104,7 @@ export interface DeadlineTimings {
  */
 export function deadlineTimings(records: readonly PauseRecord[]): DeadlineTimings {
 	const jobs = records.filter((record) => record.job_id !== undefined);
-	const downloads = jobs.reduce((sum, record) => sum + record.formats.length, 0);
+	const downloads = jobs.reduce((sum, record) => sum + recordDownloads(record), 0);
 	const tries =
 		DEADLINE_TRIES_MS +
 		REQUEST_MARGIN * jobs.length * SETTLE_PER_DOWNLOAD_MS +

@@ -24,8 +24,8 @@ const properties: INodeProperties[] = [
 		options: artifactFormatOptions,
 		default: ['srt'],
 		description:
-			'Each format becomes a binary field of the same name (srt, txt, pdf, docx) on the output item',
-		hint: 'With SRT or TXT the transcript text is also put on the item as "text"',
+			'Each format becomes a binary field of the same name (srt, txt, pdf, docx, vtt) on the output item. WebVTT is made from the SRT, which is downloaded once for both.',
+		hint: 'With SRT, TXT or WebVTT the transcript text is also put on the item as "text"',
 	},
 	{
 		displayName: 'Wait Mode',
