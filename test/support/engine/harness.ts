@@ -45,6 +45,7 @@ import type {
 import { ICredentialsHelper, NodeHelpers, Workflow } from 'n8n-workflow';
 
 import { describeStaleBuild, staleBuildReasons } from '../build/freshness';
+import { controlledClock } from '../clock/controlled-clock';
 
 export const PACKAGE_DIR = path.resolve(__dirname, '../../..');
 export const PACKAGE_NAME = 'n8n-nodes-transcription-service';
@@ -431,14 +432,24 @@ export async function executeInEngine(execution: EngineExecution): Promise<IRun>
 		'manual',
 		runExecutionData,
 	).processRunExecutionData(workflow);
-	const timer =
+	const stopTimer =
 		execution.cancelAfterMs === undefined
 			? undefined
-			: setTimeout(() => running.cancel(), execution.cancelAfterMs);
-	timer?.unref();
+			: cancelAfter(execution.cancelAfterMs, () => running.cancel());
 	await running.catch(() => undefined);
-	clearTimeout(timer);
+	stopTimer?.();
 	return await finished;
+}
+
+/**
+ * Calls `cancel` after `ms`: on the file's controlled clock when it has one (test/support/clock), so the cancellation
+ * comes at that point of the execution's own waits. The function returned stops it.
+ */
+function cancelAfter(ms: number, cancel: () => void): () => void {
+	const clock = controlledClock();
+	if (clock) return clock.setTimer(cancel, ms);
+	const timer = setTimeout(cancel, ms).unref();
+	return () => clearTimeout(timer);
 }
 
 /** An input item whose binary lives in n8n's filesystem binary store, as an uploaded file would. */
