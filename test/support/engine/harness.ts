@@ -44,7 +44,7 @@ import type {
 } from 'n8n-workflow';
 import { ICredentialsHelper, NodeHelpers, Workflow } from 'n8n-workflow';
 
-import { describeStaleBuild, staleBuildReasons } from '../build/freshness';
+import { describeStaleBuild, DIST_VERIFIED, staleBuildReasons } from '../build/freshness';
 import { controlledClock } from '../clock/controlled-clock';
 
 export const PACKAGE_DIR = path.resolve(__dirname, '../../..');
@@ -65,7 +65,9 @@ export function loadPackage(packageDir = PACKAGE_DIR): Promise<LazyPackageDirect
 	let loader = loaders.get(packageDir);
 	if (!loader) {
 		loader = (async () => {
-			const stale = packageDir === PACKAGE_DIR ? staleBuildReasons(PACKAGE_DIR) : [];
+			// The jest tiers' global setup checked it before any test file ran (and rebuilt it if need be).
+			const checked = packageDir !== PACKAGE_DIR || process.env[DIST_VERIFIED] === PACKAGE_DIR;
+			const stale = checked ? [] : staleBuildReasons(PACKAGE_DIR);
 			if (stale.length > 0)
 				throw new Error(
 					`dist/ does not match the sources, so the built package would be stale code (${describeStaleBuild(stale)}): run npm run build`,
