@@ -101,6 +101,17 @@ export class ControlledClock implements SandboxTimers {
 	}
 
 	/**
+	 * Runs `look` before every jump of the clock, until the function returned is called: a test's helper that must act
+	 * on something the moment it happens (hold a job the moment it exists) acts before time moves on. `look` resolves
+	 * true when it acted (the clock then looks again for idleness before it jumps).
+	 */
+	lookOut(look: () => Promise<boolean>): () => void {
+		const lookout: Lookout = async () => await look();
+		this.lookouts.add(lookout);
+		return () => this.lookouts.delete(lookout);
+	}
+
+	/**
 	 * Resolves with `probe`'s first value other than undefined: looked at now, every 50 ms of real time, and before every
 	 * jump of the clock; fails when `ms` pass on this clock first.
 	 */
