@@ -6,6 +6,8 @@
 // watcher is left.
 import { DEFAULT_RATE_LIMITS } from '../../sandbox/rate-limit';
 import { wavItems } from '../support/engine/batch-runs';
+import { binaryItem } from '../support/engine/harness';
+import { makeWav } from '../support/fixtures/media';
 import { useControlledClock } from '../support/clock/controlled-clock';
 import { useEngineSandbox } from '../support/engine/engine-sandbox';
 import {
@@ -51,6 +53,70 @@ describe('when Max Wait runs out: the deadline check', () => {
 		});
 		expect(third.pairedItem).toEqual({ item: 2 });
 		await env.admin.releaseJob(jobIds[2]);
+	});
+});
+
+describe("Max Wait is one value for the run, the first item's, in both wait modes", () => {
+	/** Two recordings whose Max Wait is an expression: 4 s for the first item, 600 s for the second. */
+	const itemsWithMaxWaits = async () =>
+		await Promise.all(
+			[4, 600].map(
+				async (maxWait, index) =>
+					await binaryItem({
+						data: makeWav({ seconds: 2 }),
+						fileName: `part-${index}.wav`,
+						mimeType: 'audio/wav',
+						json: { maxWait },
+					}),
+			),
+		);
+	const firstItemsMaxWait = (waitMode: 'poll' | 'pauseUntilWebhook') =>
+		transcribe(waitMode, {
+			options: {
+				pollIntervalSeconds: 0.2,
+				maxPollIntervalSeconds: 0.5,
+				maxWaitSeconds: '={{ $json.maxWait }}',
+				concurrency: 2,
+			},
+		});
+	const exceeded = (jobId: string) => ({
+		code: 'max_wait_exceeded',
+		job_id: jobId,
+		message: expect.stringMatching(/ did not finish within the Max Wait of 4 s /),
+	});
+
+	it("Poll: each job gets the first item's Max Wait from its start, the second item's 600 s too", async () => {
+		const { run, jobIds } = await pauseHeld({
+			parameters: firstItemsMaxWait('poll'),
+			input: await itemsWithMaxWaits(),
+			continueOnFail: true,
+		});
+		expect(run.status).toBe('finished');
+		expect(run.output().map((item) => item.json.error)).toEqual([
+			expect.objectContaining(exceeded(jobIds[0])),
+			expect.objectContaining(exceeded(jobIds[1])),
+		]);
+		await Promise.all(jobIds.map(async (jobId) => await env.admin.releaseJob(jobId)));
+	});
+
+	it("Pause Until Webhook: the batch waits the first item's Max Wait once, from the pause, and says so for each item", async () => {
+		const { run, jobIds } = await pauseHeld({
+			parameters: firstItemsMaxWait('pauseUntilWebhook'),
+			input: await itemsWithMaxWaits(),
+		});
+		const { pause } = run.storedItems()[1].json.error as {
+			pause: { paused_at: string; deadline_at: string };
+		};
+		expect(Date.parse(pause.deadline_at) - Date.parse(pause.paused_at)).toBe(4_000);
+
+		await within(run.finished());
+		expect(run.errors).toEqual([]);
+		expect(run.calls.find((call) => call.resumed)).toMatchObject({ kind: 'check', status: 200 });
+		expect(run.output().map((item) => item.json.error)).toEqual([
+			expect.objectContaining(exceeded(jobIds[0])),
+			expect.objectContaining(exceeded(jobIds[1])),
+		]);
+		await Promise.all(jobIds.map(async (jobId) => await env.admin.releaseJob(jobId)));
 	});
 });
 

@@ -41,6 +41,11 @@ export interface PauseRecord {
 	status?: string;
 }
 
+/** The pause's Max Wait (the run's, readMaxWaitMs): from the pause to its deadline. */
+export function maxWaitMsOf(records: readonly PauseRecord[]): number {
+	return Date.parse(records[0].deadline_at) - Date.parse(records[0].paused_at);
+}
+
 /** The stored item of one input item: an error alone, the record nested in it. */
 export function storedItem(record: PauseRecord, error: ItemError): INodeExecutionData {
 	return {

@@ -34,8 +34,7 @@ import {
 	type Verdict,
 } from './decision';
 import { forgetLedger, ledgerOf, serialised, type Ledger } from './ledger';
-import { readOptions } from './parameters';
-import { readPause, storedError, type PauseRecord } from './pause-record';
+import { maxWaitMsOf, readPause, storedError, type PauseRecord } from './pause-record';
 import { collectResults } from './results';
 import { CHECK_LIMITS, DEADLINE_SKEW_MS, EVENT_LIMITS, pauseTimes } from './timing';
 import { verifiedRequest } from './verified-request';
@@ -210,9 +209,7 @@ async function resume(
 			records,
 			failures,
 			snapshots,
-			maxWaitMs: atDeadline
-				? readOptions(context.getNodeParameter('options', {}) as IDataObject).maxWaitMs
-				: undefined,
+			maxWaitMs: atDeadline ? maxWaitMsOf(records) : undefined,
 		});
 		forgetLedger(ledger.executionId);
 		return { noWebhookResponse: true, workflowData: [results.map((result) => result.item)] };
