@@ -8,7 +8,7 @@ import {
 	jobsToRead,
 	knownSnapshots,
 	learnSnapshot,
-	unknownJobs,
+	jobsNotKnownEnded,
 	verdict,
 	type PauseRequest,
 } from '../../nodes/TranscriptionService/actions/transcription/transcribeAndDownload/decision';
@@ -96,11 +96,11 @@ describe('the jobs a request reads: those not known to have ended, older first',
 			record(3, 'job_d'),
 			record(4, 'job_e'),
 		];
-		expect(unknownJobs(records, ledger)).toEqual(['job_a', 'job_d', 'job_e']);
+		expect(jobsNotKnownEnded(records, ledger)).toEqual(['job_a', 'job_d', 'job_e']);
 		hearEvent(ledger, event('job_d', 5));
 		expect(learnSnapshot(ledger, snapshot('job_a', 'failed', 4))).toBe(true);
 		expect(learnSnapshot(ledger, snapshot('job_e', 'processing', 4))).toBe(false);
-		expect(unknownJobs(records, ledger)).toEqual(['job_e']);
+		expect(jobsNotKnownEnded(records, ledger)).toEqual(['job_e']);
 		expect(ledger.ended.get('job_a')).toEqual({
 			status: 'failed',
 			endedAt: at(4),
@@ -127,7 +127,7 @@ describe('the deadline check of a batch the rate limit lets it read only in part
 		learnSnapshot(ledger, snapshot('job_a', 'completed', 0));
 		ledger.runningAtDeadline.set('job_b', snapshot('job_b', 'processing', 0));
 		expect(jobsToRead(records, ledger, deadline)).toEqual(['job_c', 'job_d']);
-		expect(verdict(records, ledger, deadline)).toEqual({ action: 'wait', waitingFor: 2 });
+		expect(verdict(records, ledger, deadline)).toEqual({ action: 'wait', pendingJobs: 2 });
 		// An event still reads every job not known to have ended, older first.
 		expect(jobsToRead(records, ledger, event('job_c', 1))).toEqual(['job_b', 'job_c', 'job_d']);
 	});
@@ -159,13 +159,13 @@ describe('the verdict', () => {
 	it('waits while a job is not known to have ended, naming how many', () => {
 		const ledger = freshLedger();
 		learn(ledger, ['job_a', 1]);
-		expect(verdict(records, ledger, event('job_b', 2))).toEqual({ action: 'wait', waitingFor: 2 });
-		expect(verdict(records, ledger, check(2))).toEqual({ action: 'wait', waitingFor: 2 });
+		expect(verdict(records, ledger, event('job_b', 2))).toEqual({ action: 'wait', pendingJobs: 2 });
+		expect(verdict(records, ledger, check(2))).toEqual({ action: 'wait', pendingJobs: 2 });
 	});
 
 	it('the deadline check resumes whatever the jobs say, once it has read each one', () => {
 		const ledger = freshLedger();
-		expect(verdict(records, ledger, check(0, true))).toEqual({ action: 'wait', waitingFor: 3 });
+		expect(verdict(records, ledger, check(0, true))).toEqual({ action: 'wait', pendingJobs: 3 });
 		learnSnapshot(ledger, snapshot('job_a', 'completed', 1));
 		ledger.runningAtDeadline.set('job_b', snapshot('job_b', 'processing', 0));
 		ledger.runningAtDeadline.set('job_c', snapshot('job_c', 'queued', 0));

@@ -49,9 +49,9 @@ export async function startPausedJob(
 	});
 	return {
 		formats: parameters.formats,
-		job_id: started.created.job_id,
+		job_id: started.job.job_id,
 		upload_id: started.uploadId,
-		status: started.created.status,
+		status: started.job.status,
 	};
 }
 

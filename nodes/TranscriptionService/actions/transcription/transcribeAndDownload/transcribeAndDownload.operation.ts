@@ -13,6 +13,7 @@ import { additionalFieldsProperty } from '../../../helpers/create-job';
 import { optionsProperty, readConcurrency, readWaitMode, waitModeProperty } from './parameters';
 import { pauseUntilWebhook, startPausedJob, type PausedItem } from './pause-mode';
 import { pollItem } from './poll-mode';
+import { MIN_BACKSTOP_MS } from './timing';
 
 const properties: INodeProperties[] = [
 	inputBinaryFieldProperty,
@@ -29,8 +30,7 @@ const properties: INodeProperties[] = [
 	},
 	waitModeProperty,
 	{
-		displayName:
-			"The execution pauses until the service's completion events arrive at its resume URL ($execution.resumeUrl): n8n's WEBHOOK_URL must be a public HTTPS address on port 443, and the credential needs the Signing Secret. n8n also checks the jobs now and then (for an event that got lost) and once at Max Wait. Failures after the pause (a failed job, Max Wait) come out as items with an <code>error</code> field, on the error output with On Error → Continue (using error output). Should every n8n process that knew the paused execution restart and no event come after, n8n ends the wait itself 10 minutes after Max Wait: its items then say max_wait_exceeded with the status at the pause, even for jobs that completed.",
+		displayName: `The execution pauses until the service's completion events arrive at its resume URL ($execution.resumeUrl): n8n's WEBHOOK_URL must be a public HTTPS address on port 443, and the credential needs the Signing Secret. n8n also checks the jobs now and then (for an event that got lost) and once at Max Wait. Failures after the pause (a failed job, Max Wait) come out as items with an <code>error</code> field, on the error output with On Error → Continue (using error output). Should every n8n process that knew the paused execution restart and no event come after, n8n ends the wait itself ${MIN_BACKSTOP_MS / 60_000} minutes after Max Wait (more for a large batch): its items then say max_wait_exceeded with the status at the pause, even for jobs that completed.`,
 		name: 'pauseNotice',
 		type: 'notice',
 		default: '',
