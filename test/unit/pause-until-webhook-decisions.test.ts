@@ -1,6 +1,6 @@
-// A paused Transcribe and Download without I/O: what it stores in n8n (pause-record.ts) and what each request decides
-// (decision.ts). What one process remembers is in pause-until-webhook-ledger.test.ts, when the watcher checks in
-// pause-until-webhook-watcher.test.ts, the timing rules together in pause-until-webhook-timing.test.ts.
+// A paused Transcribe and Download without I/O: what each request decides (decision.ts). What it stores in n8n is in
+// pause-until-webhook-records.test.ts, what one process remembers in pause-until-webhook-ledger.test.ts, what the
+// watcher does in pause-until-webhook-watcher.test.ts, the timing rules together in pause-until-webhook-timing.test.ts.
 import type { PublicTranscriptionResponse } from '../../src/api';
 import {
 	checkResumesFrom,
@@ -13,19 +13,14 @@ import {
 	type PauseRequest,
 } from '../../nodes/TranscriptionService/actions/transcription/transcribeAndDownload/decision';
 import type { ledgerOf } from '../../nodes/TranscriptionService/actions/transcription/transcribeAndDownload/ledger';
-import {
-	readPause,
-	storedError,
-	storedItem,
-	type PauseRecord,
-} from '../../nodes/TranscriptionService/actions/transcription/transcribeAndDownload/pause-record';
+import type { PauseRecord } from '../../nodes/TranscriptionService/actions/transcription/transcribeAndDownload/pause-record';
 import {
 	ANSWERER_WAITS_MS,
 	MAX_SETTLE_MS,
 	SETTLE_MS,
 	SETTLE_PER_DOWNLOAD_MS,
 } from '../../nodes/TranscriptionService/actions/transcription/transcribeAndDownload/timing';
-import { at, freshLedger, NODE, record } from '../support/fixtures/pause-records';
+import { at, freshLedger, record } from '../support/fixtures/pause-records';
 
 type EventRequest = Extract<PauseRequest, { kind: 'event' }>;
 const event = (jobId: string, second: number, status = 'completed'): EventRequest => ({
@@ -53,38 +48,6 @@ const heard = (ledger: ReturnType<typeof ledgerOf>, jobId: string, second: numbe
 };
 const snapshot = (jobId: string, status: string, second: number) =>
 	({ job_id: jobId, status, updated_at: at(second) }) as PublicTranscriptionResponse;
-
-describe('the stored items', () => {
-	const timeout = { code: 'max_wait_exceeded', message: 'Max Wait ran out', job_id: 'job_c' };
-
-	it("are an error alone (n8n's error-output rule), the record nested inside it", () => {
-		const item = storedItem(record(2, 'job_c'), timeout);
-		expect(item).toEqual({
-			json: { error: { ...timeout, pause: record(2, 'job_c') } },
-			pairedItem: { item: 2 },
-		});
-		expect(Object.keys(item.json)).toEqual(['error']);
-		expect(storedError(item)).toEqual(timeout);
-	});
-
-	it('are read back only when every item is a record of this node', () => {
-		const items = [record(0, 'job_a'), record(1)].map((entry) =>
-			storedItem(entry, { code: 'x', message: 'y' }),
-		);
-		expect(readPause(items, NODE)).toEqual([record(0, 'job_a'), record(1)]);
-		expect(readPause(items, 'another-node')).toBeUndefined();
-		expect(readPause([...items, { json: {} }], NODE)).toBeUndefined();
-		expect(readPause([], NODE)).toBeUndefined();
-		expect(readPause('junk', NODE)).toBeUndefined();
-		const broken = (change: Partial<PauseRecord>) =>
-			readPause([storedItem({ ...record(0, 'job_a'), ...change }, timeout)], NODE);
-		expect(broken({ formats: ['exe' as never] })).toBeUndefined();
-		expect(broken({ deadline_at: 'soon' })).toBeUndefined();
-		expect(broken({ paused_at: undefined as never })).toBeUndefined();
-		expect(broken({ check_key: 'not hex' })).toBeUndefined();
-		expect(broken({ resume_url: undefined as never })).toBeUndefined();
-	});
-});
 
 describe('the jobs a request reads: those not known to have ended, older first', () => {
 	it('skips jobs known from events or reads, jobs that ended at creation, and items that failed before the pause', () => {

@@ -1,5 +1,6 @@
 // Pause Until Webhook's timing rules (timing.ts) hold only together: a change to one that breaks the rule it shares
-// with another fails here at once.
+// with another fails here at once. Below them, the schedules timing.ts computes: the watcher's check times and the
+// deadline timings after Max Wait.
 import { DEFAULT_TOLERANCE_SECONDS } from '../../src/webhooks';
 import type { PauseRecord } from '../../nodes/TranscriptionService/actions/transcription/transcribeAndDownload/pause-record';
 import {
@@ -8,8 +9,11 @@ import {
 	CHECK_LIMITS,
 	CHECK_READ_POLICY,
 	CHECK_TIMEOUT_MS,
+	checkTimes,
 	COLLECTION_MS,
 	DEADLINE_RETRY_MS,
+	DEADLINE_SKEW_MS,
+	deadlineTimings,
 	EVENT_LIMITS,
 	EVENT_READ_POLICY,
 	FIRST_CHECK_MS,
@@ -35,6 +39,7 @@ import {
 	WATCHER_ROLES,
 	worstReadMs,
 } from '../../nodes/TranscriptionService/actions/transcription/transcribeAndDownload/timing';
+import { record } from '../support/fixtures/pause-records';
 
 const DEADLINE = '2026-11-25T10:30:00.000Z';
 /** `items` records with `formats` each, every one with a job. */
@@ -166,4 +171,63 @@ describe('after Max Wait, for batches of 1 to 1,000 items', () => {
 			expect(times.forgetAtMs).toBeGreaterThan(times.waitTillMs);
 		},
 	);
+});
+
+describe('the watcher', () => {
+	it('checks soon after the pause, then at intervals growing ×3 up to 90 s, then at Max Wait and shortly after until the backstop', () => {
+		const startMs = 0;
+		const deadlineAtMs = 30 * 60 * 1000;
+		const lastTryAtMs = deadlineAtMs + 8 * 60_000;
+		const times = checkTimes({ startMs, firstInMs: 5000, deadlineAtMs, lastTryAtMs });
+		const beforeDeadline = times.filter((time) => time < deadlineAtMs);
+		expect(beforeDeadline.slice(0, 5)).toEqual([5_000, 20_000, 65_000, 155_000, 245_000]);
+		const gaps = beforeDeadline.slice(3).map((time, index) => time - beforeDeadline[index + 2]);
+		expect(new Set(gaps)).toEqual(new Set([90_000]));
+		expect(beforeDeadline.at(-1)).toBeLessThan(deadlineAtMs - DEADLINE_SKEW_MS);
+		expect(beforeDeadline.at(-1)).toBeGreaterThanOrEqual(deadlineAtMs - DEADLINE_SKEW_MS - 90_000);
+		const fromDeadline = times.filter((time) => time >= deadlineAtMs);
+		expect(fromDeadline).toHaveLength(17);
+		expect(fromDeadline[0]).toBe(deadlineAtMs);
+		expect(fromDeadline[1] - fromDeadline[0]).toBe(30_000);
+		expect(fromDeadline.at(-1)).toBe(lastTryAtMs);
+	});
+
+	it("after Max Wait: the tries, then the last try's collection, before n8n's own timeout, scaled with items × formats", () => {
+		const batch = (items: number, formats: PauseRecord['formats']) =>
+			deadlineTimings(
+				Array.from({ length: items }, (_, item) => ({ ...record(item, `job_${item}`), formats })),
+			);
+		const minutes = (ms: number) => ms / 60_000;
+		// Small batches: n8n's timeout 10 minutes after Max Wait, the deadline check tried for over 8 of them.
+		for (const small of [batch(1, ['srt']), batch(3, ['srt', 'txt'])]) {
+			expect(minutes(small.backstopMs)).toBe(10);
+			expect(small.lastTryMs).toBeGreaterThanOrEqual(8 * 60_000);
+		}
+		// 100 items × 4 formats: 100 status reads at the deadline, then 400 downloads, each at the lowest tier's 30
+		// requests a minute, twice over; the tries also leave the last end to its event (5 s + 2 s per download).
+		const large = batch(100, ['srt', 'txt', 'pdf', 'docx']);
+		expect(large.lastTryMs).toBeGreaterThanOrEqual(
+			7 * 60_000 + 2 * 100 * 2_000 + 5_000 + 400 * 2_000,
+		);
+		expect(large.backstopMs - large.lastTryMs).toBeGreaterThanOrEqual(2 * (100 + 400) * 2_000);
+		expect(minutes(large.backstopMs)).toBe(62);
+		// Items that failed before the pause have nothing to read or download.
+		const failedBeforePause = deadlineTimings([
+			record(0, 'job_a'),
+			...Array.from({ length: 99 }, (_, item) => record(item + 1)),
+		]);
+		expect(failedBeforePause).toEqual(batch(1, ['srt']));
+	});
+
+	it('never waits longer than MAX_CHECK_INTERVAL_MS between two checks', () => {
+		const deadlineAtMs = 24 * 3600_000;
+		const times = checkTimes({
+			startMs: 0,
+			firstInMs: 5000,
+			deadlineAtMs,
+			lastTryAtMs: deadlineAtMs + 8 * 60_000,
+		});
+		const gaps = times.slice(1).map((time, index) => time - times[index]);
+		expect(Math.max(...gaps)).toBe(MAX_CHECK_INTERVAL_MS);
+	});
 });
