@@ -1,6 +1,7 @@
 // The controlled clock (test/support/clock/controlled-clock.ts) that the engine tier's long waits run on: it skips only
-// the time the process is idle, so what happens on it happens in the same order and at the same times as with real
-// waiting; while requests on loopback are being handled it runs at real speed.
+// the time the process is idle and fires its timers only then, one due time at a time, so what happens on it happens in
+// the order the test means however loaded the machine; while requests on loopback are being handled it runs at real
+// speed.
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { once } from 'node:events';
@@ -87,6 +88,33 @@ describe('the controlled clock', () => {
 			expect([fired, clock.jumps.count - jumps]).toEqual([false, 0]);
 			expect(clockMs).toBeGreaterThanOrEqual(400);
 			expect(clockMs - realMs).toBeLessThan(50);
+		} finally {
+			server.close();
+		}
+	});
+
+	it('fires a timer that came due during work once the work is over, and the next one once its work is over', async () => {
+		const { url, server } = await busyServer(300);
+		try {
+			const order: string[] = [];
+			let firstDone: Promise<void> | undefined;
+			clock.setTimer(() => {
+				order.push('first timer');
+				firstDone = fetch(url)
+					.then(async (answer) => await answer.text())
+					.then(() => void order.push("the first timer's work done"));
+			}, 10);
+			clock.setTimer(() => order.push('second timer'), 20);
+			expect(await (await fetch(url)).text()).toBe('done');
+			order.push('work done');
+			await clock.sleep(1_000);
+			await firstDone;
+			expect(order).toEqual([
+				'work done',
+				'first timer',
+				"the first timer's work done",
+				'second timer',
+			]);
 		} finally {
 			server.close();
 		}

@@ -1,14 +1,17 @@
 // A clock the test controls, for scenarios whose waits are long: Pause Until Webhook's watcher checking 5, 20, 65 s
 // after the pause and every 90 s, Max Wait, the service's retry schedule. Time runs as it does — real time plus an
-// offset — and whenever the process is idle while a timer on this clock is pending, the offset jumps to that timer's
-// time. What happens still happens in the same order and at the same times on the clock as with real waiting: only the
-// idle time goes.
+// offset, so steps that take time still get timestamps of their own — but a timer on this clock fires only when the
+// process is idle: the earliest ones (those due at the same time, in the order they were set), the offset jumping to
+// their time if it is still ahead; the next ones when the process is idle again. So what a timer sets in motion ends
+// before a later timer fires, as on a machine fast enough for the waits the test means, however loaded the machine
+// that runs it is; and only the idle time goes.
 //
-// Idle: the event loop did no work for QUIET_SAMPLES samples in a row (each taken after the loop polled for I/O), and
-// nothing waits for the thread pool (files, DNS). The sandbox, the nodes, n8n-core and the harness's servers all run in
-// the test's process, so every step of an exchange on loopback is work seen here: a jump never lands in the middle of a
-// request that is moving, only where everything waits for a timer of this clock. Before each jump the test's own
-// lookouts (`until`) look once more, so a test acts on what it waits for before time moves on.
+// Idle: the process spent no CPU for QUIET_SAMPLES samples in a row (each taken after the loop polled for I/O), and
+// nothing waits for the thread pool (files, DNS) or is queued to run. The sandbox, the nodes, n8n-core and the
+// harness's servers all run in the test's process, so every step of an exchange on loopback is work seen here: no timer
+// fires in the middle of a request that is moving, only where everything waits for one. Before timers fire the test's
+// lookouts (`until`, and helpers such as support/sandbox/client.ts's actOnNewJobs) look, so a test acts on what it
+// waits for before time moves on.
 //
 // On this clock: Date (Date.now and new Date()), n8n-workflow's sleeps — the only way the nodes wait: the watcher, Poll
 // mode, the transport's retries, pacing and attempt deadlines — the sandbox's timers (jobs, deliveries, retries, their
@@ -112,8 +115,8 @@ export class ControlledClock implements SandboxTimers {
 	}
 
 	/**
-	 * Resolves with `probe`'s first value other than undefined: looked at now, every 50 ms of real time, and before every
-	 * jump of the clock; fails when `ms` pass on this clock first.
+	 * Resolves with `probe`'s first value other than undefined: looked at now and whenever the process is idle, before any
+	 * timer fires; fails when `ms` pass on this clock first.
 	 */
 	until<T>(
 		what: string,
@@ -126,7 +129,6 @@ export class ControlledClock implements SandboxTimers {
 				if (settled) return;
 				settled = true;
 				cancelDeadline();
-				clearInterval(poll);
 				this.lookouts.delete(lookout);
 				finish();
 			};
@@ -142,15 +144,13 @@ export class ControlledClock implements SandboxTimers {
 					return true;
 				}
 			};
-			// One look at a time: a jump that comes while the poll looks waits for that look.
+			// One look at a time.
 			let looking: Promise<boolean> | undefined;
 			const lookout: Lookout = () => (looking ??= look().finally(() => (looking = undefined)));
 			const cancelDeadline = this.setTimer(
 				() => settle(() => reject(new Error(`${what}: not within ${ms} ms`))),
 				ms,
 			);
-			const poll = setInterval(() => void lookout(), 50);
-			poll.unref();
 			this.lookouts.add(lookout);
 			void lookout();
 		});
@@ -238,7 +238,6 @@ export class ControlledClock implements SandboxTimers {
 	/** Kept referenced: a test that waits only for this clock's timers keeps its process alive. */
 	private sampleSoon(): void {
 		this.driver = setTimeout(() => {
-			this.fireDue();
 			// Sampled after the loop's poll phase, so I/O that was ready has been handled (and counted as work).
 			setImmediate(() => void this.sample());
 		}, SAMPLE_EVERY_MS);
@@ -250,12 +249,17 @@ export class ControlledClock implements SandboxTimers {
 		this.lastCpu = process.cpuUsage();
 		const working = (cpu.user + cpu.system) / 1000 > QUIET_CPU_MS || workInProgress();
 		this.quietSamples = working ? 0 : this.quietSamples + 1;
-		if (this.quietSamples >= QUIET_SAMPLES && !this.jumping) await this.jumpToNextTimer();
+		if (this.quietSamples >= QUIET_SAMPLES && !this.jumping) await this.fireNextTimers();
 		if (this.driver !== undefined) this.sampleSoon();
 	}
 
-	/** The process is idle: the test's lookouts look first; if none saw what it waits for, the next timer's time comes. */
-	private async jumpToNextTimer(): Promise<void> {
+	/**
+	 * The process is idle: the test's lookouts look first; if none saw what it waits for, the earliest timers fire —
+	 * those due at the same time, in the order they were set — the clock jumping to their time if it is still ahead.
+	 * The next ones wait for the process to be idle again: what a timer sets in motion ends before a later one fires,
+	 * as on a machine fast enough for the waits the test means.
+	 */
+	private async fireNextTimers(): Promise<void> {
 		this.jumping = true;
 		try {
 			const seen = await Promise.all([...this.lookouts].map(async (lookout) => await lookout()));
@@ -269,7 +273,7 @@ export class ControlledClock implements SandboxTimers {
 				this.jumps.count++;
 				this.jumps.totalMs += aheadMs;
 			}
-			this.fireDue();
+			this.fireDueBy(next.atMs);
 		} finally {
 			this.jumping = false;
 			this.lastCpu = process.cpuUsage();
@@ -289,11 +293,11 @@ export class ControlledClock implements SandboxTimers {
 		return next;
 	}
 
-	/** Fires every timer whose time has come, earliest first. */
-	private fireDue(): void {
+	/** Fires every timer due by `atMs`, earliest first. */
+	private fireDueBy(atMs: number): void {
 		for (;;) {
 			const next = this.nextTimer();
-			if (!next || next.atMs > this.now()) return;
+			if (!next || next.atMs > atMs) return;
 			this.timers.delete(next);
 			try {
 				next.callback();

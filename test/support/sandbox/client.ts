@@ -44,8 +44,9 @@ export interface NewJobs {
 }
 
 /**
- * Acts on every job of the account the moment it exists (looking every 20 ms, and on a controlled clock before it
- * jumps: test/support/clock): held, so that a test decides when each one ends, or completed at once.
+ * Acts on every job of the account the moment it exists (looking every 20 ms, and on a controlled clock whenever the
+ * process is idle, before any timer fires: test/support/clock): held, so that a test decides when each one ends, or
+ * completed at once.
  */
 export function actOnNewJobs(
 	admin: SandboxAdmin,
@@ -67,6 +68,7 @@ export function actOnNewJobs(
 			}
 			return acted;
 		})().finally(() => (looking = undefined)));
+	// On a controlled clock it also looks whenever the process is idle, before any timer fires (a job's end among them).
 	const stopLookingOut = controlledClock()?.lookOut(actOnNew);
 	const acting = (async () => {
 		while (!stopped) {
