@@ -58,5 +58,10 @@ module.exports = {
 			},
 		],
 	],
+	// Two files at a time on two cores (jest's default is cores − 1: one, in band): most engine and sandbox files spend
+	// their time in I/O on loopback; every file starts its sandboxes and servers on port 0, and what tiers share on disk
+	// (the scanner's install, npm's cache) takes a lock. test/README.md gives the figures.
+	maxWorkers: '100%',
+	testSequencer: '<rootDir>/test/support/test-order.js',
 	testTimeout: 60000,
 };

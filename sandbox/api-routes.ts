@@ -26,7 +26,7 @@ import { refuseForeignHost } from './callers';
 import type { SandboxContext } from './context';
 import { ApiError } from './errors';
 import { orderJobs } from './list-order';
-import { bodyStream, dropConnection, readJsonObject, sleep } from './http';
+import { bodyStream, dropConnection, readJsonObject } from './http';
 import type { StoredResponse } from './idempotency';
 import { rateLimitError, rateLimitHeaders } from './rate-limit';
 import { randomId } from './random';
@@ -309,7 +309,7 @@ async function gate(
 	reply.headers(rateLimitHeaders(limit));
 
 	const fault = context.faults.decide(operationId);
-	if (fault.latencyMs > 0) await sleep(fault.latencyMs);
+	if (fault.latencyMs > 0) await context.clock.sleep(fault.latencyMs);
 	switch (fault.kind) {
 		case 'reset':
 			return dropConnection(request, reply);

@@ -64,7 +64,3 @@ export function dropConnection(request: FastifyRequest, reply: FastifyReply): vo
 	reply.hijack();
 	request.raw.socket.destroy();
 }
-
-export function sleep(ms: number): Promise<void> {
-	return new Promise((resolve) => setTimeout(resolve, ms));
-}

@@ -52,7 +52,8 @@ export function creditsFor(durationSeconds: number, request: JobRequest): number
 }
 
 export class JobRunner {
-	private readonly timers = new Set<NodeJS.Timeout>();
+	/** Cancels each transition still waiting for its time. */
+	private readonly timers = new Set<() => void>();
 	private readonly finalizing = new Map<string, Promise<void>>();
 	private readonly stopListening: () => void;
 
@@ -214,7 +215,7 @@ export class JobRunner {
 
 	async close(): Promise<void> {
 		this.stopListening();
-		for (const timer of this.timers) clearTimeout(timer);
+		for (const cancel of this.timers) cancel();
 		this.timers.clear();
 		await Promise.allSettled([...this.finalizing.values()]);
 	}
@@ -271,18 +272,11 @@ export class JobRunner {
 	}
 
 	private schedule(job: JobRecord, dueAt: number): void {
-		const timer = setTimeout(
-			() => {
-				this.timers.delete(timer);
-				// Node's timers run on a monotonic clock and may fire a millisecond or more before Date.now() reaches
-				// dueAt; a transition skipped then would wait for somebody to read the job, and its event with it.
-				if (this.clock.now() < dueAt) this.schedule(job, dueAt);
-				else void this.advance(job);
-			},
-			Math.max(0, dueAt - this.clock.now()),
-		);
-		timer.unref();
-		this.timers.add(timer);
+		const cancel = this.clock.at(dueAt, () => {
+			this.timers.delete(cancel);
+			void this.advance(job);
+		});
+		this.timers.add(cancel);
 	}
 
 	private advance(job: JobRecord): Promise<void> | undefined {

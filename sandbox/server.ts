@@ -17,7 +17,7 @@ import {
 import { buildPath, DEFAULT_PATH_PREFIX, joinPrefix } from '../src/api';
 import { registerAdminRoutes } from './admin-routes';
 import { registerApiRoutes } from './api-routes';
-import { SandboxClock } from './clock';
+import { SandboxClock, type SandboxTimers } from './clock';
 import type { SandboxContext } from './context';
 import { ApiError, errorEnvelope } from './errors';
 import { FaultInjector } from './faults';
@@ -72,6 +72,8 @@ export interface SandboxOptions {
 	quiet?: boolean;
 	/** The real time under the sandbox clock (default Date.now): tests give one that Node's timers run ahead of. */
 	realNow?: () => number;
+	/** How the sandbox waits (default Node's timers): a test on a controlled clock gives its own. */
+	timers?: SandboxTimers;
 }
 
 export interface RunningSandbox {
@@ -94,7 +96,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Runnin
 
 	const seed = options.seed ?? randomSeed();
 	const recordLimits = { ...DEFAULT_RECORD_LIMITS, ...options.recordLimits };
-	const clock = new SandboxClock(options.realNow);
+	const clock = new SandboxClock(options.realNow, options.timers);
 	const store = new Store(SEEDED_KEYS);
 	const webhooks = new WebhookDispatcher({
 		clock,

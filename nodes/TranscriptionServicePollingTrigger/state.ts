@@ -4,10 +4,11 @@ import type { ListPosition } from '../../src/client';
 import { isPolledStatus, type PolledStatus } from './list';
 
 /**
- * The shape of the stored state. A state of another version is unreadable and the trigger starts from now; once the
- * package is released, a change of shape comes with a migration.
+ * The shape of the stored state: 1, the shape the first release ships (no earlier one was ever published). A state of
+ * another version is unreadable and the trigger starts from now; once the package is released, a change of shape
+ * comes with a migration.
  */
-const STATE_VERSION = 2;
+const STATE_VERSION = 1;
 
 // Every collection stored is bounded, whatever the service answers (a page holds at most the limit asked for,
 // src/client/pagination.ts): per account at most RECENT_LIMIT + 3 × (LIST_PAGE_SIZE + MAX_AMBIGUOUS) (the jobs one poll

@@ -101,9 +101,6 @@ export const DEFAULT_REQUEST_TIMEOUT_MS = 10_000;
 /** The delivery log keeps the newest attempts only: nothing the sandbox holds grows without bound. */
 export const MAX_DELIVERY_RECORDS = 10_000;
 
-/** setTimeout's ceiling (about 24.8 days); a later due time re-arms when this fires. */
-const MAX_TIMER_DELAY_MS = 2 ** 31 - 1;
-
 interface QueuedAttempt {
 	url: string;
 	secret: string;
@@ -134,7 +131,8 @@ export class WebhookDispatcher {
 	private nextSequence = 0;
 	private readonly inFlight = new Set<Promise<unknown>>();
 	private readonly records: WebhookDeliveryRecord[] = [];
-	private timer: NodeJS.Timeout | null = null;
+	/** Cancels the wait for the next due attempt. */
+	private cancelTimer: (() => void) | null = null;
 	private readonly stopListeningToClock: () => void;
 	private readonly shutdown = new AbortController();
 
@@ -208,8 +206,8 @@ export class WebhookDispatcher {
 	async close(): Promise<void> {
 		this.shutdown.abort();
 		this.stopListeningToClock();
-		if (this.timer !== null) clearTimeout(this.timer);
-		this.timer = null;
+		this.cancelTimer?.();
+		this.cancelTimer = null;
 		this.queue = [];
 		await Promise.allSettled([...this.inFlight]);
 	}
@@ -249,15 +247,13 @@ export class WebhookDispatcher {
 		this.armTimer();
 	}
 
-	/** The sandbox clock runs at real speed between advances, so a real timer finds the next due time. */
+	/** The sandbox clock runs at real speed between advances, so its timer finds the next due time. */
 	private armTimer(): void {
-		if (this.timer !== null) clearTimeout(this.timer);
-		this.timer = null;
+		this.cancelTimer?.();
+		this.cancelTimer = null;
 		if (this.queue.length === 0) return;
 		const nextDueAt = Math.min(...this.queue.map((queued) => queued.dueAt));
-		const delay = Math.min(Math.max(0, nextDueAt - this.clock.now()), MAX_TIMER_DELAY_MS);
-		this.timer = setTimeout(() => this.runDue(), delay);
-		this.timer.unref();
+		this.cancelTimer = this.clock.at(nextDueAt, () => this.runDue());
 	}
 
 	private async deliverEvent(queued: QueuedAttempt): Promise<void> {
@@ -393,6 +389,7 @@ export class WebhookDispatcher {
 			headers,
 			body,
 			timeoutMs: this.requestTimeoutMs,
+			clock: this.clock,
 			signal: this.shutdown.signal,
 		});
 	}

@@ -5,6 +5,7 @@ import http from 'node:http';
 import https from 'node:https';
 import type { LookupFunction } from 'node:net';
 
+import type { SandboxClock } from '../clock';
 import type { ResolvedAddress } from './targets';
 
 export interface AttemptOutcome {
@@ -23,6 +24,8 @@ export interface PostRequest {
 	headers: Record<string, string>;
 	body: string;
 	timeoutMs: number;
+	/** Whose timers measure `timeoutMs`. */
+	clock: SandboxClock;
 	/** Aborted when the dispatcher closes. */
 	signal: AbortSignal;
 }
@@ -96,11 +99,10 @@ export function postOnce(request: PostRequest): Promise<AttemptOutcome> {
 			signal: request.signal,
 		});
 		// The deadline also bounds draining a response body that never ends.
-		const deadline = setTimeout(
-			() => outgoing.destroy(new AttemptTimeoutError()),
-			request.timeoutMs,
+		const cancelDeadline = request.clock.after(request.timeoutMs, () =>
+			outgoing.destroy(new AttemptTimeoutError()),
 		);
-		outgoing.on('close', () => clearTimeout(deadline));
+		outgoing.on('close', cancelDeadline);
 		outgoing.on('error', fail);
 		outgoing.on('response', (response) => {
 			settle(outcomeOfStatus(response.statusCode ?? 0));

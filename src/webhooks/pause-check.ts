@@ -12,6 +12,9 @@
 //
 // The check_id lets the receiver answer each check once (the node remembers those it answered); the tolerance is the
 // receiver's to choose, much shorter than an event's since a check goes from n8n to n8n.
+//
+//   answer:         the node's own answers carry "pause_check": <PauseCheckAnswer>, by which the watcher tells them
+//                   from n8n's (a 404/409 of an execution that does not wait, a proxy's 502, "starting up")
 
 import { createHmac } from 'crypto';
 
@@ -89,6 +92,34 @@ export function buildPauseCheck(args: {
 			[PAUSE_CHECK_HEADER_NAMES.signature]: `v1=${digest.toString('hex')}`,
 		},
 	};
+}
+
+/** The field by which an answer to a check says it comes from the node (and not from n8n or a proxy before it). */
+export const PAUSE_CHECK_ANSWER_KEY = 'pause_check';
+
+/**
+ * What the node answers a check: it resumed the execution, another request of this process is resuming it, it still
+ * waits, its reads failed (or took too long: try again later), the execution holds no pause of this node, or the
+ * node's own failure (500).
+ */
+export type PauseCheckAnswer =
+	'resumed' | 'resuming' | 'waiting' | 'read_failed' | 'not_paused' | 'failed';
+
+const PAUSE_CHECK_ANSWERS: ReadonlySet<string> = new Set<PauseCheckAnswer>([
+	'resumed',
+	'resuming',
+	'waiting',
+	'read_failed',
+	'not_paused',
+	'failed',
+]);
+
+/** The node's answer in an answer's body, undefined when the body is not the node's (n8n's own, a proxy's). */
+export function pauseCheckAnswerOf(body: unknown): PauseCheckAnswer | undefined {
+	const answer = (body as Record<string, unknown> | undefined)?.[PAUSE_CHECK_ANSWER_KEY];
+	return typeof answer === 'string' && PAUSE_CHECK_ANSWERS.has(answer)
+		? (answer as PauseCheckAnswer)
+		: undefined;
 }
 
 /** A request that carries a check header: it is verified as a check, never as an event. */

@@ -4,12 +4,15 @@ import type { AddressInfo } from 'node:net';
 
 import { startSandbox } from '../../sandbox/server';
 import { actionNode, ACTION_NODE, nodeError, runWorkflow } from '../support/engine/harness';
+import { useControlledClock } from '../support/clock/controlled-clock';
 import { useEngineSandbox } from '../support/engine/engine-sandbox';
 import { freshAccounts } from '../support/engine/accounts';
 
 // Short rate windows: an injected 429's Retry-After is the rest of the window. Recorded exchanges: a test counts the
 // requests Send Test Event makes.
+const clock = useControlledClock();
 const env = useEngineSandbox({
+	clock,
 	allowLocalWebhooks: true,
 	rateLimits: { windowSeconds: 2 },
 	recordExchanges: true,

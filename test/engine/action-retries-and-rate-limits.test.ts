@@ -11,11 +11,14 @@ import {
 	nodeError,
 	runWorkflow,
 } from '../support/engine/harness';
+import { useControlledClock } from '../support/clock/controlled-clock';
 import { useEngineSandbox } from '../support/engine/engine-sandbox';
 import { freshAccounts } from '../support/engine/accounts';
 
 // One-second rate windows: an injected 429 asks for one second of patience.
+const clock = useControlledClock();
 const env = useEngineSandbox({
+	clock,
 	recordExchanges: true,
 	jobSeconds: 1,
 	rateLimits: { windowSeconds: 1 },

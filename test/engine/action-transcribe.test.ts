@@ -12,9 +12,12 @@ import {
 	nodeError,
 	runWorkflow,
 } from '../support/engine/harness';
+import { useControlledClock } from '../support/clock/controlled-clock';
 import { useEngineSandbox } from '../support/engine/engine-sandbox';
 
+const clock = useControlledClock();
 const env = useEngineSandbox({
+	clock,
 	recordExchanges: true,
 	// Live jobs take 3 s of real time: long enough to poll several times and for a 1 s Max Wait to run out.
 	jobSeconds: 3,
@@ -225,9 +228,9 @@ describe('Transcription → Transcribe and Download', () => {
 		});
 		expect(result.run.status).toBe('canceled');
 		// A request already on the wire when the execution was cancelled may still arrive; after that, nothing does.
-		await new Promise((resolve) => setTimeout(resolve, 200));
+		await clock.sleep(200);
 		const requestsAfterCancel = env.proxy.exchanges.length;
-		await new Promise((resolve) => setTimeout(resolve, 600));
+		await clock.sleep(600);
 		expect(env.proxy.exchanges.length).toBe(requestsAfterCancel);
 	});
 

@@ -3,6 +3,7 @@
 // would carry the API key away, an error page in place of the service and a Base URL that would send the key in clear
 // text.
 import { runCredentialTest } from '../support/engine/credential-test';
+import { useControlledClock } from '../support/clock/controlled-clock';
 import { useEngineSandbox } from '../support/engine/engine-sandbox';
 import {
 	credentialsFor,
@@ -11,7 +12,8 @@ import {
 	useHostileServers,
 } from '../support/engine/hostile-server';
 
-const env = useEngineSandbox({ recordExchanges: true });
+const clock = useControlledClock();
+const env = useEngineSandbox({ clock, recordExchanges: true });
 const serve = useHostileServers();
 
 const ACCOUNT = {

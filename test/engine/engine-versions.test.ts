@@ -6,7 +6,7 @@ import { readFileSync, realpathSync } from 'node:fs';
 import path from 'node:path';
 
 import { actionNode, PACKAGE_DIR, runWorkflow } from '../support/engine/harness';
-import { engineN8n } from '../support/engine/tier-profile';
+import { engineN8n } from '../support/engine/engine-n8n';
 
 const SHARED_MODULES = ['n8n-core', 'n8n-workflow', '@n8n/di'] as const;
 const modulesFolder = realpathSync(engineN8n.modules);

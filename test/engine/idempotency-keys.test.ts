@@ -13,10 +13,12 @@ import {
 	runWorkflow,
 	type TestCredentials,
 } from '../support/engine/harness';
+import { useControlledClock } from '../support/clock/controlled-clock';
 import { useEngineSandbox } from '../support/engine/engine-sandbox';
 import { freshAccounts } from '../support/engine/accounts';
 
-const env = useEngineSandbox({ jobSeconds: 1, recordExchanges: true });
+const clock = useControlledClock();
+const env = useEngineSandbox({ clock, jobSeconds: 1, recordExchanges: true });
 const freshAccount = freshAccounts(env);
 const wav = makeWav({ seconds: 1 });
 

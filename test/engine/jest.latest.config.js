@@ -11,6 +11,7 @@ const engine = root.projects.find((project) => project.displayName === 'engine')
 /** @type {import('jest').Config} */
 module.exports = {
 	...engine,
+	maxWorkers: root.maxWorkers,
 	testTimeout: root.testTimeout,
 	resolver: '<rootDir>/test/engine/latest-resolver.js',
 	globals: { tssEngineN8n: { install: 'latest', modules } },

@@ -4,6 +4,7 @@
 import { NodeApiError, NodeOperationError } from 'n8n-workflow';
 
 import { startRateLimitWindow } from '../support/sandbox/client';
+import { useControlledClock } from '../support/clock/controlled-clock';
 import { useEngineSandbox } from '../support/engine/engine-sandbox';
 import {
 	allPages,
@@ -13,7 +14,9 @@ import {
 	type Job,
 } from '../support/engine/job-list';
 
+const clock = useControlledClock();
 const env = useEngineSandbox({
+	clock,
 	recordExchanges: true,
 	jobSeconds: 5,
 	// Setting up hundreds of jobs takes more writes than a platinum minute allows.

@@ -4,6 +4,7 @@
 // here (timeScale 0.05); the runs and their helpers are support/engine/paused-runs.ts's.
 // This file: the node's own checks are signed with its own key, not the service's signing secret, and each is answered
 // once.
+import { useControlledClock } from '../support/clock/controlled-clock';
 import { useEngineSandbox } from '../support/engine/engine-sandbox';
 import {
 	eventCalls,
@@ -18,7 +19,8 @@ import {
 } from '../support/engine/paused-runs';
 import type { PausedRun } from '../support/engine/waiting-harness';
 
-const env = useEngineSandbox(PAUSED_RUNS_SANDBOX);
+const clock = useControlledClock();
+const env = useEngineSandbox({ ...PAUSED_RUNS_SANDBOX, clock });
 const { statusRequests, pauseHeld } = usePausedRuns(env);
 
 describe("the checks are the node's own: they do not depend on the service's signing secret", () => {

@@ -6,6 +6,7 @@
 // repeat, a cancelled job): the watcher's checks resume.
 import { makeWav } from '../support/fixtures/media';
 import { binaryItem } from '../support/engine/harness';
+import { useControlledClock } from '../support/clock/controlled-clock';
 import { useEngineSandbox } from '../support/engine/engine-sandbox';
 import {
 	eventCalls,
@@ -17,9 +18,9 @@ import {
 	usePausedRuns,
 	PAUSED_RUNS_SANDBOX,
 } from '../support/engine/paused-runs';
-import { itWaitingLong } from '../support/engine/tier-profile';
 
-const env = useEngineSandbox(PAUSED_RUNS_SANDBOX);
+const clock = useControlledClock();
+const env = useEngineSandbox({ ...PAUSED_RUNS_SANDBOX, clock });
 const {
 	freshAccount,
 	pause,
@@ -30,135 +31,123 @@ const {
 } = usePausedRuns(env);
 
 describe('the watcher: a completion event that never reaches the node', () => {
-	itWaitingLong(
-		"n8n answered the batch's last event with its own 200 while starting up: the watcher's check resumes, well before Max Wait",
-		async () => {
-			const { run, jobIds } = await pauseHeld({
-				parameters: transcribe('pauseUntilWebhook'),
-				input: await mediaItems(FILES.slice(0, 2)),
-			});
-			const pausedAt = Date.now();
-			run.startingUp = true;
-			await completeJobs(jobIds);
-			await eventsAnsweredByN8nStartingUp(jobIds);
-			expect(run.calls.some((call) => call.resumed)).toBe(false);
-			run.startingUp = false;
+	it("n8n answered the batch's last event with its own 200 while starting up: the watcher's check resumes, well before Max Wait", async () => {
+		const { run, jobIds } = await pauseHeld({
+			parameters: transcribe('pauseUntilWebhook'),
+			input: await mediaItems(FILES.slice(0, 2)),
+		});
+		const pausedAt = Date.now();
+		run.startingUp = true;
+		await completeJobs(jobIds);
+		await eventsAnsweredByN8nStartingUp(jobIds);
+		expect(run.calls.some((call) => call.resumed)).toBe(false);
+		run.startingUp = false;
 
-			// The checks come 5 s and 20 s after the pause; one that met n8n starting up counts for nothing.
-			await within(run.finished(), 60_000);
-			expect(run.errors).toEqual([]);
-			const resumedBy = run.calls.find((call) => call.resumed);
-			expect(resumedBy?.kind).toBe('check');
-			expect(resumedBy!.receivedAtMs - pausedAt).toBeLessThan(60_000);
-			expect(run.output().map((item) => item.json.status)).toEqual(['completed', 'completed']);
-		},
-		90_000,
-	);
+		// The checks come 5 s and 20 s after the pause; one that met n8n starting up counts for nothing.
+		await within(run.finished(), 60_000);
+		expect(run.errors).toEqual([]);
+		const resumedBy = run.calls.find((call) => call.resumed);
+		expect(resumedBy?.kind).toBe('check');
+		expect(resumedBy!.receivedAtMs - pausedAt).toBeLessThan(60_000);
+		expect(run.output().map((item) => item.json.status)).toEqual(['completed', 'completed']);
+	}, 90_000);
 
-	itWaitingLong(
-		"keeps checking through a redeploy — n8n starting up, the node unable to read its credential, a load balancer's 503 — and resumes once n8n is back",
-		async () => {
-			const { run, jobIds } = await pauseHeld({
-				parameters: transcribe('pauseUntilWebhook'),
-				input: await mediaItems(FILES.slice(0, 2)),
-				frontDoor: true,
-			});
-			const router = run.frontDoor!;
-			run.startingUp = true;
-			await completeJobs(jobIds);
-			await eventsAnsweredByN8nStartingUp(jobIds);
-			const checks = () => run.calls.filter((call) => call.kind === 'check');
-			await until('a check answered by n8n starting up', () =>
-				checks().length >= 1 ? true : undefined,
+	it("keeps checking through a redeploy — n8n starting up, the node unable to read its credential, a load balancer's 503 — and resumes once n8n is back", async () => {
+		const { run, jobIds } = await pauseHeld({
+			parameters: transcribe('pauseUntilWebhook'),
+			input: await mediaItems(FILES.slice(0, 2)),
+			frontDoor: true,
+		});
+		const router = run.frontDoor!;
+		run.startingUp = true;
+		await completeJobs(jobIds);
+		await eventsAnsweredByN8nStartingUp(jobIds);
+		const checks = () => run.calls.filter((call) => call.kind === 'check');
+		await until('a check answered by n8n starting up', () =>
+			checks().length >= 1 ? true : undefined,
+		);
+		run.startingUp = false;
+		run.credentialsUndecryptable = true;
+		await until(
+			"a check answered by the node's own error",
+			() => (checks().some((call) => call.status === 500) ? true : undefined),
+			60_000,
+		);
+		run.credentialsUndecryptable = false;
+		router.outage = 'unavailable';
+		const refusedChecks = () =>
+			router.records.filter(
+				(record) => record.target === 'none' && record.status === 503 && record.eventId === null,
 			);
-			run.startingUp = false;
-			run.credentialsUndecryptable = true;
-			await until(
-				"a check answered by the node's own error",
-				() => (checks().some((call) => call.status === 500) ? true : undefined),
-				60_000,
-			);
-			run.credentialsUndecryptable = false;
-			router.outage = 'unavailable';
-			const refusedChecks = () =>
-				router.records.filter(
-					(record) => record.target === 'none' && record.status === 503 && record.eventId === null,
-				);
-			await until(
-				'two checks answered 503 by the load balancer',
-				() => (refusedChecks().length >= 2 ? true : undefined),
-				90_000,
-			);
-			router.outage = undefined;
+		await until(
+			'two checks answered 503 by the load balancer',
+			() => (refusedChecks().length >= 2 ? true : undefined),
+			90_000,
+		);
+		router.outage = undefined;
 
-			await within(run.finished(), 120_000);
-			expect(run.errors).toEqual([]);
-			const [startingUp, failed] = checks();
-			expect([startingUp.status, startingUp.response]).toEqual([200, undefined]);
-			expect([failed.status, failed.response]).toEqual([
-				500,
-				{ error: 'internal_error', pause_check: 'failed' },
-			]);
-			expect(refusedChecks()).toHaveLength(2);
-			expect(run.calls.filter((call) => call.resumed).map((call) => call.kind)).toEqual(['check']);
-			expect(run.output().map((item) => item.json.status)).toEqual(['completed', 'completed']);
-		},
-		300_000,
-	);
+		await within(run.finished(), 120_000);
+		expect(run.errors).toEqual([]);
+		const [startingUp, failed] = checks();
+		expect([startingUp.status, startingUp.response]).toEqual([200, undefined]);
+		expect([failed.status, failed.response]).toEqual([
+			500,
+			{ error: 'internal_error', pause_check: 'failed' },
+		]);
+		expect(refusedChecks()).toHaveLength(2);
+		expect(run.calls.filter((call) => call.resumed).map((call) => call.kind)).toEqual(['check']);
+		expect(run.output().map((item) => item.json.status)).toEqual(['completed', 'completed']);
+	}, 300_000);
 
-	itWaitingLong(
-		'every job ended before the execution was saved waiting (n8n answered 409, which the service does not repeat): the first check resumes',
-		async () => {
-			const { accountId, credentials } = await freshAccount();
-			// Each upload takes 3.5 s and each job is completed as soon as it exists: every job ends while a later item
-			// uploads, the third one while the fourth item uploads, whose job is then refused (an unknown model tier), so
-			// the execution pauses only after.
-			await env.admin.setFaults({
-				rules: [{ route: 'uploadBinary', kind: 'latency', latency_ms: 3500 }],
-			});
-			const completing = completeJobsOf(accountId);
-			const media = makeWav({ seconds: 2 });
-			const input = await Promise.all(
-				['standard', 'standard', 'standard', 'no_such_tier'].map(
-					async (tier, index) =>
-						await binaryItem({
-							data: media,
-							fileName: `part-${index}.wav`,
-							mimeType: 'audio/wav',
-							json: { tier },
-						}),
-				),
-			);
-			const run = await pause({
-				parameters: transcribe('pauseUntilWebhook', {
-					additionalFields: { model_tier: '={{ $json.tier }}' },
-				}),
-				input,
-				credentials,
-				continueOnFail: true,
-			});
-			await completing.stop();
-			expect(run.status).toBe('waiting');
-			expect(eventCalls(run).map((call) => [call.status, call.resumed])).toEqual([
-				[409, false],
-				[409, false],
-				[409, false],
-			]);
+	it('every job ended before the execution was saved waiting (n8n answered 409, which the service does not repeat): the first check resumes', async () => {
+		const { accountId, credentials } = await freshAccount();
+		// Each upload takes 3.5 s and each job is completed as soon as it exists: every job ends while a later item
+		// uploads, the third one while the fourth item uploads, whose job is then refused (an unknown model tier), so
+		// the execution pauses only after.
+		await env.admin.setFaults({
+			rules: [{ route: 'uploadBinary', kind: 'latency', latency_ms: 3500 }],
+		});
+		const completing = completeJobsOf(accountId);
+		const media = makeWav({ seconds: 2 });
+		const input = await Promise.all(
+			['standard', 'standard', 'standard', 'no_such_tier'].map(
+				async (tier, index) =>
+					await binaryItem({
+						data: media,
+						fileName: `part-${index}.wav`,
+						mimeType: 'audio/wav',
+						json: { tier },
+					}),
+			),
+		);
+		const run = await pause({
+			parameters: transcribe('pauseUntilWebhook', {
+				additionalFields: { model_tier: '={{ $json.tier }}' },
+			}),
+			input,
+			credentials,
+			continueOnFail: true,
+		});
+		await completing.stop();
+		expect(run.status).toBe('waiting');
+		expect(eventCalls(run).map((call) => [call.status, call.resumed])).toEqual([
+			[409, false],
+			[409, false],
+			[409, false],
+		]);
 
-			await within(run.finished());
-			expect(run.calls.slice(3).map((call) => [call.kind, call.status, call.resumed])).toEqual([
-				['check', 200, true],
-			]);
-			const output = run.output();
-			expect(output.slice(0, 3).map((item) => item.json.status)).toEqual([
-				'completed',
-				'completed',
-				'completed',
-			]);
-			expect(output[3].json.error).toMatchObject({ http_status: 422 });
-		},
-		60_000,
-	);
+		await within(run.finished());
+		expect(run.calls.slice(3).map((call) => [call.kind, call.status, call.resumed])).toEqual([
+			['check', 200, true],
+		]);
+		const output = run.output();
+		expect(output.slice(0, 3).map((item) => item.json.status)).toEqual([
+			'completed',
+			'completed',
+			'completed',
+		]);
+		expect(output[3].json.error).toMatchObject({ http_status: 422 });
+	}, 60_000);
 });
 
 describe('a batch whose jobs have all ended resumes within 2 minutes of the last end, whatever became of its events', () => {
@@ -178,11 +167,7 @@ describe('a batch whose jobs have all ended resumes within 2 minutes of the last
 		await until('the first event answered', () =>
 			eventCalls(run).find((call) => call.status === 200),
 		);
-		await until(
-			'late in the wait',
-			() => (Date.now() >= pausedAtMs + LATE_MS ? true : undefined),
-			90_000,
-		);
+		await clock.sleepUntil(pausedAtMs + LATE_MS);
 		return { run, accountId, jobIds };
 	}
 
@@ -192,46 +177,38 @@ describe('a batch whose jobs have all ended resumes within 2 minutes of the last
 			(await env.admin.records(accountId)).jobs.find((job) => job.job_id === jobId)!.updated_at,
 		);
 
-	itWaitingLong(
-		'the last job is cancelled (the service sends no event for it): a check resumes, the item says job_cancelled',
-		async () => {
-			const { run, accountId, jobIds } = await firstEndedThenLate();
-			await env.admin.cancelJob(jobIds[1]);
-			const cancelledAtMs = await endedAtMs(accountId, jobIds[1]);
+	it('the last job is cancelled (the service sends no event for it): a check resumes, the item says job_cancelled', async () => {
+		const { run, accountId, jobIds } = await firstEndedThenLate();
+		await env.admin.cancelJob(jobIds[1]);
+		const cancelledAtMs = await endedAtMs(accountId, jobIds[1]);
 
-			await within(run.finished(), 150_000);
-			expect(run.errors).toEqual([]);
-			const resumedBy = run.calls.find((call) => call.resumed)!;
-			expect(resumedBy.kind).toBe('check');
-			expect(resumedBy.receivedAtMs - cancelledAtMs).toBeLessThanOrEqual(120_000);
-			const [completed, cancelled] = run.output();
-			expect(completed.json.status).toBe('completed');
-			expect(cancelled.json.error).toMatchObject({
-				code: 'job_cancelled',
-				job_id: jobIds[1],
-				status: 'cancelled',
-			});
-		},
-		240_000,
-	);
+		await within(run.finished(), 150_000);
+		expect(run.errors).toEqual([]);
+		const resumedBy = run.calls.find((call) => call.resumed)!;
+		expect(resumedBy.kind).toBe('check');
+		expect(resumedBy.receivedAtMs - cancelledAtMs).toBeLessThanOrEqual(120_000);
+		const [completed, cancelled] = run.output();
+		expect(completed.json.status).toBe('completed');
+		expect(cancelled.json.error).toMatchObject({
+			code: 'job_cancelled',
+			job_id: jobIds[1],
+			status: 'cancelled',
+		});
+	}, 240_000);
 
-	itWaitingLong(
-		"the last job's event is lost (n8n answered it with its own 200 while starting up): a check resumes",
-		async () => {
-			const { run, accountId, jobIds } = await firstEndedThenLate();
-			run.startingUp = true;
-			await env.admin.completeJob(jobIds[1]);
-			await eventsAnsweredByN8nStartingUp(jobIds);
-			run.startingUp = false;
-			const completedAtMs = await endedAtMs(accountId, jobIds[1]);
+	it("the last job's event is lost (n8n answered it with its own 200 while starting up): a check resumes", async () => {
+		const { run, accountId, jobIds } = await firstEndedThenLate();
+		run.startingUp = true;
+		await env.admin.completeJob(jobIds[1]);
+		await eventsAnsweredByN8nStartingUp(jobIds);
+		run.startingUp = false;
+		const completedAtMs = await endedAtMs(accountId, jobIds[1]);
 
-			await within(run.finished(), 150_000);
-			expect(run.errors).toEqual([]);
-			const resumedBy = run.calls.find((call) => call.resumed)!;
-			expect(resumedBy.kind).toBe('check');
-			expect(resumedBy.receivedAtMs - completedAtMs).toBeLessThanOrEqual(120_000);
-			expect(run.output().map((item) => item.json.status)).toEqual(['completed', 'completed']);
-		},
-		240_000,
-	);
+		await within(run.finished(), 150_000);
+		expect(run.errors).toEqual([]);
+		const resumedBy = run.calls.find((call) => call.resumed)!;
+		expect(resumedBy.kind).toBe('check');
+		expect(resumedBy.receivedAtMs - completedAtMs).toBeLessThanOrEqual(120_000);
+		expect(run.output().map((item) => item.json.status)).toEqual(['completed', 'completed']);
+	}, 240_000);
 });

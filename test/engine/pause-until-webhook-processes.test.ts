@@ -3,6 +3,7 @@
 // node's watcher sends its signed checks to the same URL. The service retries a failed delivery after 3 s and 27 s
 // here (timeScale 0.05); the runs and their helpers are support/engine/paused-runs.ts's.
 // This file: the events reach another process than the one that paused (a restart, queue mode's webhook processors).
+import { useControlledClock } from '../support/clock/controlled-clock';
 import { useEngineSandbox } from '../support/engine/engine-sandbox';
 import {
 	eventCalls,
@@ -15,9 +16,9 @@ import {
 	usePausedRuns,
 	PAUSED_RUNS_SANDBOX,
 } from '../support/engine/paused-runs';
-import { itWaitingLong } from '../support/engine/tier-profile';
 
-const env = useEngineSandbox(PAUSED_RUNS_SANDBOX);
+const clock = useControlledClock();
+const env = useEngineSandbox({ ...PAUSED_RUNS_SANDBOX, clock });
 const {
 	freshAccount,
 	pause,
@@ -138,37 +139,33 @@ describe('two webhook processors (queue mode): one resume, one download per arti
 		expectThreeCollectedOnce(run);
 	}, 60_000);
 
-	itWaitingLong(
-		"the deadline check that reaches the other processor while the last event's resume downloads starts no second collection",
-		async () => {
-			const { run, jobIds } = await pauseHeld({
-				parameters: transcribe('pauseUntilWebhook', { options: { maxWaitSeconds: 8 } }),
-				input: await mediaItems(),
-				processors: 2,
-			});
-			run.route = (_callIndex, kind) => (kind === 'event' ? 0 : 1);
-			// Every download takes 15 s: the last event's collection on processor 0 still runs at Max Wait, 8 s after the
-			// pause, when the deadline check (the first check: none comes within 5 s of Max Wait) reaches processor 1.
-			await env.admin.setFaults({
-				rules: [
-					{ route: 'getTranscriptionArtifactByExtension', kind: 'latency', latency_ms: 15_000 },
-				],
-			});
-			await completeJobs(jobIds);
+	it("the deadline check that reaches the other processor while the last event's resume downloads starts no second collection", async () => {
+		const { run, jobIds } = await pauseHeld({
+			parameters: transcribe('pauseUntilWebhook', { options: { maxWaitSeconds: 8 } }),
+			input: await mediaItems(),
+			processors: 2,
+		});
+		run.route = (_callIndex, kind) => (kind === 'event' ? 0 : 1);
+		// Every download takes 15 s: the last event's collection on processor 0 still runs at Max Wait, 8 s after the
+		// pause, when the deadline check (the first check: none comes within 5 s of Max Wait) reaches processor 1.
+		await env.admin.setFaults({
+			rules: [
+				{ route: 'getTranscriptionArtifactByExtension', kind: 'latency', latency_ms: 15_000 },
+			],
+		});
+		await completeJobs(jobIds);
 
-			await within(run.finished());
-			// The pauser's watcher and processor 0's (it answered events without resuming) both send it at Max Wait.
-			const checks = await until('both deadline checks answered', () => {
-				const answered = run.calls.filter((call) => call.kind === 'check');
-				return answered.length >= 2 ? answered : undefined;
-			});
-			expect(run.calls.filter((call) => call.resumed).map((call) => call.kind)).toEqual(['event']);
-			expect(run.calls.filter((call) => call.secondResume)).toEqual([]);
-			expect(run.errors).toEqual([]);
-			// Every job has ended, the last one seconds ago: the deadline check leaves the resume to its event for a while.
-			for (const check of checks) expectLeftToTheEvent(check);
-			expectThreeCollectedOnce(run);
-		},
-		60_000,
-	);
+		await within(run.finished());
+		// The pauser's watcher and processor 0's (it answered events without resuming) both send it at Max Wait.
+		const checks = await until('both deadline checks answered', () => {
+			const answered = run.calls.filter((call) => call.kind === 'check');
+			return answered.length >= 2 ? answered : undefined;
+		});
+		expect(run.calls.filter((call) => call.resumed).map((call) => call.kind)).toEqual(['event']);
+		expect(run.calls.filter((call) => call.secondResume)).toEqual([]);
+		expect(run.errors).toEqual([]);
+		// Every job has ended, the last one seconds ago: the deadline check leaves the resume to its event for a while.
+		for (const check of checks) expectLeftToTheEvent(check);
+		expectThreeCollectedOnce(run);
+	}, 60_000);
 });

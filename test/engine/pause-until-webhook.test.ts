@@ -8,6 +8,7 @@
 import { SandboxAdmin } from '../../sandbox/admin-client';
 import { startSandbox } from '../../sandbox/server';
 import { ACTION_NODE, actionNode, binaryBytes, runWorkflow } from '../support/engine/harness';
+import { useControlledClock } from '../support/clock/controlled-clock';
 import { useEngineSandbox } from '../support/engine/engine-sandbox';
 import {
 	eventCalls,
@@ -23,7 +24,8 @@ import {
 	PAUSED_RUNS_SANDBOX,
 } from '../support/engine/paused-runs';
 
-const env = useEngineSandbox(PAUSED_RUNS_SANDBOX);
+const clock = useControlledClock();
+const env = useEngineSandbox({ ...PAUSED_RUNS_SANDBOX, clock });
 const { freshAccount, pause, statusRequests, artifactRequests, holdJobsOf, jobIdsOf } =
 	usePausedRuns(env);
 

@@ -10,6 +10,7 @@ import {
 	nodeError,
 	runWorkflow,
 } from '../support/engine/harness';
+import { useControlledClock } from '../support/clock/controlled-clock';
 import { useEngineSandbox } from '../support/engine/engine-sandbox';
 import { searchJobs } from '../support/engine/job-list';
 import {
@@ -24,7 +25,9 @@ import {
 	useHostileServers,
 } from '../support/engine/hostile-server';
 
-const env = useEngineSandbox({ recordExchanges: true });
+// The trickles' bytes come on the file's controlled clock, as do the attempts' deadlines: their minutes are not waited.
+const clock = useControlledClock();
+const env = useEngineSandbox({ recordExchanges: true, clock });
 const serve = useHostileServers();
 
 const getJob = actionNode({ resource: 'transcription', operation: 'get', jobId: 'job_hostile' });
@@ -154,16 +157,17 @@ describe('each attempt has a deadline, not only an idle timeout', () => {
 			'content-type': 'application/json',
 			'content-length': String(body.length),
 		});
-		const timer = setInterval(() => {
+		const writeNext = () => {
 			if (response.destroyed || seen.bytesWritten >= body.length) {
-				clearInterval(timer);
 				if (!response.destroyed) response.end();
 				return;
 			}
 			response.write(body.subarray(seen.bytesWritten, seen.bytesWritten + 1));
 			seen.bytesWritten++;
-		}, everyMs);
-		response.on('close', () => clearInterval(timer));
+			cancel = clock.setTimer(writeNext, everyMs);
+		};
+		let cancel = clock.setTimer(writeNext, everyMs);
+		response.on('close', () => cancel());
 	}
 
 	test('a status answer trickled a byte every 5 s is given up at 60 s and asked again', async () => {

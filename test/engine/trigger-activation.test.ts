@@ -1,10 +1,12 @@
 // The trigger's webhookMethods (checkExists, create, delete) in n8n-core's HookContext, as n8n runs them when a
 // workflow is activated or deactivated, with Verify on Activation going to the sandbox's POST /webhooks/test.
 import { startSandbox } from '../../sandbox/server';
+import { useControlledClock } from '../support/clock/controlled-clock';
 import { useEngineSandbox } from '../support/engine/engine-sandbox';
 import { TriggerUnderTest, type TriggerSetup } from '../support/engine/webhook-harness';
 
-const env = useEngineSandbox({ allowLocalWebhooks: true });
+const clock = useControlledClock();
+const env = useEngineSandbox({ clock, allowLocalWebhooks: true });
 let trigger: TriggerUnderTest;
 
 afterEach(async () => await trigger.close());

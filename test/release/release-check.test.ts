@@ -272,8 +272,13 @@ describe('the CLI', () => {
 		expect(result.stderr).toBe('usage: release-check --tag vX.Y.Z --repository OWNER/REPO\n');
 	});
 
-	it('on this repository as committed, names exactly what the publisher must still fill in', () => {
-		const problems = packageSourceProblems(manifest, REPOSITORY);
+	it('on this repository as committed, names exactly what the publisher must still do', () => {
+		const problems = releaseProblems({
+			manifest,
+			changelog,
+			tag: `v${manifest.version}`,
+			runningIn: REPOSITORY,
+		});
 		const result = runCli('--tag', `v${manifest.version}`, '--repository', REPOSITORY);
 		expect(result.status).toBe(problems.length > 0 ? 1 : 0);
 		expect(result.stdout.trim().split('\n')).toEqual(
@@ -287,14 +292,26 @@ describe('the CLI', () => {
 });
 
 describe('this repository as committed', () => {
-	it('has a dated CHANGELOG section with entries for the version in package.json', () => {
+	it("has released nothing yet: the release check refuses package.json's version until its CHANGELOG section is dated", () => {
+		// Cutting a release (docs/releasing.md) moves the [Unreleased] entries under a dated section first.
+		expect(changelogSection(changelog, manifest.version)).toBeNull();
 		const problems = releaseProblems({
 			manifest,
 			changelog,
 			tag: `v${manifest.version}`,
 			runningIn: REPOSITORY,
 		});
-		expect(problems).toEqual(packageSourceProblems(manifest, REPOSITORY));
+		expect(problems).toEqual([
+			`CHANGELOG.md has no "## [${manifest.version}] - YYYY-MM-DD" section`,
+			...packageSourceProblems(manifest, REPOSITORY),
+		]);
+		const released = releaseProblems({
+			manifest,
+			changelog: changelog.replace('## [Unreleased]', `## [${manifest.version}] - 2026-12-01`),
+			tag: `v${manifest.version}`,
+			runningIn: REPOSITORY,
+		});
+		expect(released).toEqual(packageSourceProblems(manifest, REPOSITORY));
 	});
 
 	it('keeps publisher fields either consistent or as placeholders docs/releasing.md tells the publisher to fill', () => {
@@ -344,10 +361,9 @@ describe('CHANGELOG.md (Keep a Changelog 1.1.0)', () => {
 		expect(changelog).toContain('https://semver.org/spec/v2.0.0.html');
 	});
 
-	it('opens with [Unreleased], then released versions, newest first, each dated', () => {
+	it('opens with [Unreleased], then released versions (none yet), newest first, each dated', () => {
 		expect(versions[0][1]).toBe('Unreleased');
 		const released = versions.slice(1);
-		expect(released.length).toBeGreaterThan(0);
 		for (const [, version, date] of released) {
 			expect(isSemVer(version)).toBe(true);
 			expect(date).toMatch(/^\d{4}-\d{2}-\d{2}$/);

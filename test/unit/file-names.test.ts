@@ -1,6 +1,12 @@
 import sanitize from 'sanitize-filename';
 
-import { cleanFileName, MAX_FILE_NAME_BYTES } from '../../src/artifacts';
+import {
+	ARTIFACT_FORMATS,
+	artifactFileName,
+	cleanFileName,
+	MAX_FILE_NAME_BYTES,
+} from '../../src/artifacts';
+import { artifactFileNameFrom } from '../../nodes/shared/artifact';
 
 // Names from Content-Disposition (and uploads) become n8n binary file names that users write to disk.
 describe('cleanFileName', () => {
@@ -93,5 +99,43 @@ describe('cleanFileName', () => {
 		const cleaned = cleanFileName(input);
 		expect(cleaned).not.toBe('');
 		expect(sanitize(cleaned)).toBe(cleaned);
+	});
+});
+
+describe('artifactFileName (stem of the uploaded file + selected extension)', () => {
+	it.each<[string | null | undefined, (typeof ARTIFACT_FORMATS)[number], string]>([
+		['clip.final.wav', 'srt', 'clip.final.srt'],
+		['interview.mp3', 'pdf', 'interview.pdf'],
+		['ראיון עם דנה.m4a', 'docx', 'ראיון עם דנה.docx'],
+		['noextension', 'txt', 'noextension.txt'],
+		['trailing.', 'srt', 'trailing.srt'],
+		['.wav', 'srt', 'transcript.srt'],
+		['folder/sub/clip.wav', 'txt', 'clip.txt'],
+		['C:\\Users\\me\\clip.wav', 'txt', 'clip.txt'],
+		['  spaced .wav', 'srt', 'spaced.srt'],
+		['', 'srt', 'transcript.srt'],
+		[null, 'pdf', 'transcript.pdf'],
+		[undefined, 'docx', 'transcript.docx'],
+	])('artifactFileName(%j, %j) → %j', (uploaded, format, expected) => {
+		expect(artifactFileName(uploaded, format)).toBe(expected);
+	});
+});
+
+describe('the file name of a download: the Format names the extension, the service only the stem', () => {
+	it.each<[string | undefined, (typeof ARTIFACT_FORMATS)[number], string]>([
+		['attachment; filename="invoice.html"', 'srt', 'invoice.srt'],
+		['attachment; filename="meeting.srt"', 'srt', 'meeting.srt'],
+		["attachment; filename*=UTF-8''%D7%A8%D7%90%D7%99%D7%95%D7%9F.txt", 'docx', 'ראיון.docx'],
+		["attachment; filename*=UTF-8''invoice%E2%80%AEcod.exe", 'pdf', 'invoicecod.pdf'],
+		['attachment; filename="../../etc/passwd"', 'txt', '.._.._etc_passwd.txt'],
+		['attachment; filename="a.b.c.html"', 'txt', 'a.b.c.txt'],
+		['attachment; filename="report.final_v2"', 'pdf', 'report.final_v2.pdf'],
+		['attachment; filename="trailing. "', 'srt', 'trailing.srt'],
+		[`attachment; filename="${'x'.repeat(300)}.pdf"`, 'docx', `${'x'.repeat(195)}.docx`],
+		['attachment; filename=".htaccess"', 'srt', 'job_1.srt'],
+		['attachment', 'srt', 'job_1.srt'],
+		[undefined, 'pdf', 'job_1.pdf'],
+	])('%j asked as %s → %j', (header, format, expected) => {
+		expect(artifactFileNameFrom(header, 'job_1', format)).toBe(expected);
 	});
 });

@@ -1,6 +1,6 @@
-// A paused Transcribe and Download without I/O: what it stores in n8n (pause-record.ts) and what each request decides
-// (decision.ts). What one process remembers is in pause-until-webhook-ledger.test.ts, when the watcher checks in
-// pause-until-webhook-watcher.test.ts, the timing rules together in pause-until-webhook-timing.test.ts.
+// A paused Transcribe and Download without I/O: what each request decides (decision.ts). What it stores in n8n is in
+// pause-until-webhook-records.test.ts, what one process remembers in pause-until-webhook-ledger.test.ts, what the
+// watcher does in pause-until-webhook-watcher.test.ts, the timing rules together in pause-until-webhook-timing.test.ts.
 import type { PublicTranscriptionResponse } from '../../src/api';
 import {
 	checkResumesFrom,
@@ -8,24 +8,19 @@ import {
 	jobsToRead,
 	knownSnapshots,
 	learnSnapshot,
-	unknownJobs,
+	jobsNotKnownEnded,
 	verdict,
 	type PauseRequest,
 } from '../../nodes/TranscriptionService/actions/transcription/transcribeAndDownload/decision';
 import type { ledgerOf } from '../../nodes/TranscriptionService/actions/transcription/transcribeAndDownload/ledger';
-import {
-	readPause,
-	storedError,
-	storedItem,
-	type PauseRecord,
-} from '../../nodes/TranscriptionService/actions/transcription/transcribeAndDownload/pause-record';
+import type { PauseRecord } from '../../nodes/TranscriptionService/actions/transcription/transcribeAndDownload/pause-record';
 import {
 	ANSWERER_WAITS_MS,
 	MAX_SETTLE_MS,
 	SETTLE_MS,
 	SETTLE_PER_DOWNLOAD_MS,
 } from '../../nodes/TranscriptionService/actions/transcription/transcribeAndDownload/timing';
-import { at, freshLedger, NODE, record } from '../support/fixtures/pause-records';
+import { at, freshLedger, record } from '../support/fixtures/pause-records';
 
 type EventRequest = Extract<PauseRequest, { kind: 'event' }>;
 const event = (jobId: string, second: number, status = 'completed'): EventRequest => ({
@@ -54,38 +49,6 @@ const heard = (ledger: ReturnType<typeof ledgerOf>, jobId: string, second: numbe
 const snapshot = (jobId: string, status: string, second: number) =>
 	({ job_id: jobId, status, updated_at: at(second) }) as PublicTranscriptionResponse;
 
-describe('the stored items', () => {
-	const timeout = { code: 'max_wait_exceeded', message: 'Max Wait ran out', job_id: 'job_c' };
-
-	it("are an error alone (n8n's error-output rule), the record nested inside it", () => {
-		const item = storedItem(record(2, 'job_c'), timeout);
-		expect(item).toEqual({
-			json: { error: { ...timeout, pause: record(2, 'job_c') } },
-			pairedItem: { item: 2 },
-		});
-		expect(Object.keys(item.json)).toEqual(['error']);
-		expect(storedError(item)).toEqual(timeout);
-	});
-
-	it('are read back only when every item is a record of this node', () => {
-		const items = [record(0, 'job_a'), record(1)].map((entry) =>
-			storedItem(entry, { code: 'x', message: 'y' }),
-		);
-		expect(readPause(items, NODE)).toEqual([record(0, 'job_a'), record(1)]);
-		expect(readPause(items, 'another-node')).toBeUndefined();
-		expect(readPause([...items, { json: {} }], NODE)).toBeUndefined();
-		expect(readPause([], NODE)).toBeUndefined();
-		expect(readPause('junk', NODE)).toBeUndefined();
-		const broken = (change: Partial<PauseRecord>) =>
-			readPause([storedItem({ ...record(0, 'job_a'), ...change }, timeout)], NODE);
-		expect(broken({ formats: ['exe' as never] })).toBeUndefined();
-		expect(broken({ deadline_at: 'soon' })).toBeUndefined();
-		expect(broken({ paused_at: undefined as never })).toBeUndefined();
-		expect(broken({ check_key: 'not hex' })).toBeUndefined();
-		expect(broken({ resume_url: undefined as never })).toBeUndefined();
-	});
-});
-
 describe('the jobs a request reads: those not known to have ended, older first', () => {
 	it('skips jobs known from events or reads, jobs that ended at creation, and items that failed before the pause', () => {
 		const ledger = freshLedger();
@@ -96,11 +59,11 @@ describe('the jobs a request reads: those not known to have ended, older first',
 			record(3, 'job_d'),
 			record(4, 'job_e'),
 		];
-		expect(unknownJobs(records, ledger)).toEqual(['job_a', 'job_d', 'job_e']);
+		expect(jobsNotKnownEnded(records, ledger)).toEqual(['job_a', 'job_d', 'job_e']);
 		hearEvent(ledger, event('job_d', 5));
 		expect(learnSnapshot(ledger, snapshot('job_a', 'failed', 4))).toBe(true);
 		expect(learnSnapshot(ledger, snapshot('job_e', 'processing', 4))).toBe(false);
-		expect(unknownJobs(records, ledger)).toEqual(['job_e']);
+		expect(jobsNotKnownEnded(records, ledger)).toEqual(['job_e']);
 		expect(ledger.ended.get('job_a')).toEqual({
 			status: 'failed',
 			endedAt: at(4),
@@ -127,7 +90,7 @@ describe('the deadline check of a batch the rate limit lets it read only in part
 		learnSnapshot(ledger, snapshot('job_a', 'completed', 0));
 		ledger.runningAtDeadline.set('job_b', snapshot('job_b', 'processing', 0));
 		expect(jobsToRead(records, ledger, deadline)).toEqual(['job_c', 'job_d']);
-		expect(verdict(records, ledger, deadline)).toEqual({ action: 'wait', waitingFor: 2 });
+		expect(verdict(records, ledger, deadline)).toEqual({ action: 'wait', pendingJobs: 2 });
 		// An event still reads every job not known to have ended, older first.
 		expect(jobsToRead(records, ledger, event('job_c', 1))).toEqual(['job_b', 'job_c', 'job_d']);
 	});
@@ -159,13 +122,13 @@ describe('the verdict', () => {
 	it('waits while a job is not known to have ended, naming how many', () => {
 		const ledger = freshLedger();
 		learn(ledger, ['job_a', 1]);
-		expect(verdict(records, ledger, event('job_b', 2))).toEqual({ action: 'wait', waitingFor: 2 });
-		expect(verdict(records, ledger, check(2))).toEqual({ action: 'wait', waitingFor: 2 });
+		expect(verdict(records, ledger, event('job_b', 2))).toEqual({ action: 'wait', pendingJobs: 2 });
+		expect(verdict(records, ledger, check(2))).toEqual({ action: 'wait', pendingJobs: 2 });
 	});
 
 	it('the deadline check resumes whatever the jobs say, once it has read each one', () => {
 		const ledger = freshLedger();
-		expect(verdict(records, ledger, check(0, true))).toEqual({ action: 'wait', waitingFor: 3 });
+		expect(verdict(records, ledger, check(0, true))).toEqual({ action: 'wait', pendingJobs: 3 });
 		learnSnapshot(ledger, snapshot('job_a', 'completed', 1));
 		ledger.runningAtDeadline.set('job_b', snapshot('job_b', 'processing', 0));
 		ledger.runningAtDeadline.set('job_c', snapshot('job_c', 'queued', 0));

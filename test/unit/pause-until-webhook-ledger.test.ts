@@ -6,17 +6,15 @@ import type { Logger } from 'n8n-workflow';
 import {
 	forgetLedger,
 	ledgerOf,
-	MAX_LEDGERS,
 	serialised,
 } from '../../nodes/TranscriptionService/actions/transcription/transcribeAndDownload/ledger';
 import {
 	CHECK_LIFETIME_MS,
 	deadlineTimings,
-} from '../../nodes/TranscriptionService/actions/transcription/transcribeAndDownload/timing';
-import {
+	MAX_LEDGERS,
 	MAX_USED_CHECKS,
-	useCheck,
-} from '../../nodes/TranscriptionService/actions/transcription/transcribeAndDownload/used-checks';
+} from '../../nodes/TranscriptionService/actions/transcription/transcribeAndDownload/timing';
+import { useCheck } from '../../nodes/TranscriptionService/actions/transcription/transcribeAndDownload/used-checks';
 import {
 	startWatcher,
 	type WatcherSetup,

@@ -1,78 +1,14 @@
-// When a paused Transcribe and Download's watcher checks, without I/O (watcher.ts, with timing.ts's schedule): its
-// check times, what each answer means, and what it does after each check.
-import type { PauseRecord } from '../../nodes/TranscriptionService/actions/transcription/transcribeAndDownload/pause-record';
-import {
-	checkTimes,
-	DEADLINE_SKEW_MS,
-	deadlineTimings,
-	MAX_CHECK_INTERVAL_MS,
-} from '../../nodes/TranscriptionService/actions/transcription/transcribeAndDownload/timing';
+// What a paused Transcribe and Download's watcher does, without I/O (watcher.ts): what each answer to a check means,
+// and what it does after each check. Its check times are timing.ts's (pause-until-webhook-timing.test.ts).
+import { checkTimes } from '../../nodes/TranscriptionService/actions/transcription/transcribeAndDownload/timing';
 import {
 	afterCheck,
 	checkOutcome,
 	recheckAtMs,
 	type WatchState,
 } from '../../nodes/TranscriptionService/actions/transcription/transcribeAndDownload/watcher';
-import { record } from '../support/fixtures/pause-records';
 
 describe('the watcher', () => {
-	it('checks soon after the pause, then at intervals growing ×3 up to 90 s, then at Max Wait and shortly after until the backstop', () => {
-		const startMs = 0;
-		const deadlineAtMs = 30 * 60 * 1000;
-		const lastTryAtMs = deadlineAtMs + 8 * 60_000;
-		const times = checkTimes({ startMs, firstInMs: 5000, deadlineAtMs, lastTryAtMs });
-		const beforeDeadline = times.filter((time) => time < deadlineAtMs);
-		expect(beforeDeadline.slice(0, 5)).toEqual([5_000, 20_000, 65_000, 155_000, 245_000]);
-		const gaps = beforeDeadline.slice(3).map((time, index) => time - beforeDeadline[index + 2]);
-		expect(new Set(gaps)).toEqual(new Set([90_000]));
-		expect(beforeDeadline.at(-1)).toBeLessThan(deadlineAtMs - DEADLINE_SKEW_MS);
-		expect(beforeDeadline.at(-1)).toBeGreaterThanOrEqual(deadlineAtMs - DEADLINE_SKEW_MS - 90_000);
-		const fromDeadline = times.filter((time) => time >= deadlineAtMs);
-		expect(fromDeadline).toHaveLength(17);
-		expect(fromDeadline[0]).toBe(deadlineAtMs);
-		expect(fromDeadline[1] - fromDeadline[0]).toBe(30_000);
-		expect(fromDeadline.at(-1)).toBe(lastTryAtMs);
-	});
-
-	it("after Max Wait: the tries, then the last try's collection, before n8n's own timeout, scaled with items × formats", () => {
-		const batch = (items: number, formats: PauseRecord['formats']) =>
-			deadlineTimings(
-				Array.from({ length: items }, (_, item) => ({ ...record(item, `job_${item}`), formats })),
-			);
-		const minutes = (ms: number) => ms / 60_000;
-		// Small batches: n8n's timeout 10 minutes after Max Wait, the deadline check tried for over 8 of them.
-		for (const small of [batch(1, ['srt']), batch(3, ['srt', 'txt'])]) {
-			expect(minutes(small.backstopMs)).toBe(10);
-			expect(small.lastTryMs).toBeGreaterThanOrEqual(8 * 60_000);
-		}
-		// 100 items × 4 formats: 100 status reads at the deadline, then 400 downloads, each at the lowest tier's 30
-		// requests a minute, twice over; the tries also leave the last end to its event (5 s + 2 s per download).
-		const large = batch(100, ['srt', 'txt', 'pdf', 'docx']);
-		expect(large.lastTryMs).toBeGreaterThanOrEqual(
-			7 * 60_000 + 2 * 100 * 2_000 + 5_000 + 400 * 2_000,
-		);
-		expect(large.backstopMs - large.lastTryMs).toBeGreaterThanOrEqual(2 * (100 + 400) * 2_000);
-		expect(minutes(large.backstopMs)).toBe(62);
-		// Items that failed before the pause have nothing to read or download.
-		const failedBeforePause = deadlineTimings([
-			record(0, 'job_a'),
-			...Array.from({ length: 99 }, (_, item) => record(item + 1)),
-		]);
-		expect(failedBeforePause).toEqual(batch(1, ['srt']));
-	});
-
-	it('never waits longer than MAX_CHECK_INTERVAL_MS between two checks', () => {
-		const deadlineAtMs = 24 * 3600_000;
-		const times = checkTimes({
-			startMs: 0,
-			firstInMs: 5000,
-			deadlineAtMs,
-			lastTryAtMs: deadlineAtMs + 8 * 60_000,
-		});
-		const gaps = times.slice(1).map((time, index) => time - times[index]);
-		expect(Math.max(...gaps)).toBe(MAX_CHECK_INTERVAL_MS);
-	});
-
 	it("tells this node's answers from n8n's own", () => {
 		expect(checkOutcome(200, { received: true, pause_check: 'waiting', waiting_for: 2 })).toBe(
 			'waiting',

@@ -156,7 +156,7 @@ describe('stored state', () => {
 		const carried = trigger.poll();
 		expect(carried.emit.map((due) => due.job_id)).toEqual([job.job_id]);
 		expect(carried.notes).toEqual([]);
-		expect(trigger.memory).toMatchObject({ version: 2, account: 'acct_sim', credential: 'key-2' });
+		expect(trigger.memory).toMatchObject({ version: 1, account: 'acct_sim', credential: 'key-2' });
 	});
 
 	test.each([
@@ -165,7 +165,7 @@ describe('stored state', () => {
 		[
 			'a status that is not polled',
 			{
-				version: 2,
+				version: 1,
 				account: 'a',
 				credential: 'c',
 				statuses: { queued: { known: 0, since: 0, zoneEnd: 0, clear: 0 } },

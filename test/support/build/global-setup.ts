@@ -5,12 +5,12 @@
 import { execFileSync } from 'node:child_process';
 import path from 'node:path';
 
-import { describeStaleBuild, staleBuildReasons } from './freshness';
+import { describeStaleBuild, DIST_VERIFIED, staleBuildReasons } from './freshness';
 
 export default function globalSetup(): void {
 	const root = path.resolve(__dirname, '../../..');
 	const before = staleBuildReasons(root);
-	if (before.length === 0) return;
+	if (before.length === 0) return verified(root);
 	process.stderr.write(
 		`\n[build] dist/ does not match the sources (${describeStaleBuild(before)}): running npm run build\n`,
 	);
@@ -20,4 +20,10 @@ export default function globalSetup(): void {
 		throw new Error(
 			`dist/ is still stale after npm run build (${describeStaleBuild(after)}); the tests would read old code`,
 		);
+	verified(root);
+}
+
+/** Tells the test files (the workers inherit this process's environment) that dist/ matched its sources at the start. */
+function verified(root: string): void {
+	process.env[DIST_VERIFIED] = root;
 }

@@ -4,11 +4,17 @@
 import { SandboxAdmin } from '../../../sandbox/admin-client';
 import type { RunningSandbox, SandboxOptions } from '../../../sandbox/server';
 import { startSandbox } from '../../../sandbox/server';
+import type { ControlledClock } from '../clock/controlled-clock';
 import { createJob, uploadMedia } from '../sandbox/client';
 import { startRecordingProxy } from './harness';
 import type { RecordingProxy, TestCredentials } from './harness';
 
-export interface EngineSandboxOptions extends Omit<SandboxOptions, 'port' | 'quiet'> {
+export interface EngineSandboxOptions extends Omit<
+	SandboxOptions,
+	'port' | 'quiet' | 'realNow' | 'timers'
+> {
+	/** The file's controlled clock (useControlledClock): the sandbox's time and timers run on it. */
+	clock?: ControlledClock;
 	/**
 	 * Put a recording proxy between the nodes and the sandbox (the credentials point at it); its exchanges and
 	 * concurrency peak are cleared before each test.
@@ -43,13 +49,18 @@ export interface EngineSandbox {
  * one test's injected failures never reach the next.
  */
 export function useEngineSandbox(options: EngineSandboxOptions = {}): EngineSandbox {
-	const { recordExchanges = false, ...sandboxOptions } = options;
+	const { recordExchanges = false, clock, ...sandboxOptions } = options;
 	let running: { sandbox: RunningSandbox; admin: SandboxAdmin; proxy?: RecordingProxy } | undefined;
 	const live: TestCredentials = { apiKey: '', baseUrl: '' };
 	const testMode: TestCredentials = { apiKey: '', baseUrl: '' };
 
 	beforeAll(async () => {
-		const sandbox = await startSandbox({ ...sandboxOptions, port: 0, quiet: true });
+		const sandbox = await startSandbox({
+			...sandboxOptions,
+			...(clock ? { realNow: () => clock.now(), timers: clock } : {}),
+			port: 0,
+			quiet: true,
+		});
 		const proxy = recordExchanges ? await startRecordingProxy(sandbox.baseUrl) : undefined;
 		running = { sandbox, admin: new SandboxAdmin(sandbox.baseUrl), proxy };
 		Object.assign(live, credentials(sandbox.keys.platinum_live.key));

@@ -44,7 +44,8 @@ import type {
 } from 'n8n-workflow';
 import { ICredentialsHelper, NodeHelpers, Workflow } from 'n8n-workflow';
 
-import { describeStaleBuild, staleBuildReasons } from '../build/freshness';
+import { describeStaleBuild, DIST_VERIFIED, staleBuildReasons } from '../build/freshness';
+import { controlledClock } from '../clock/controlled-clock';
 
 export const PACKAGE_DIR = path.resolve(__dirname, '../../..');
 export const PACKAGE_NAME = 'n8n-nodes-transcription-service';
@@ -64,7 +65,9 @@ export function loadPackage(packageDir = PACKAGE_DIR): Promise<LazyPackageDirect
 	let loader = loaders.get(packageDir);
 	if (!loader) {
 		loader = (async () => {
-			const stale = packageDir === PACKAGE_DIR ? staleBuildReasons(PACKAGE_DIR) : [];
+			// The jest tiers' global setup checked it before any test file ran (and rebuilt it if need be).
+			const checked = packageDir !== PACKAGE_DIR || process.env[DIST_VERIFIED] === PACKAGE_DIR;
+			const stale = checked ? [] : staleBuildReasons(PACKAGE_DIR);
 			if (stale.length > 0)
 				throw new Error(
 					`dist/ does not match the sources, so the built package would be stale code (${describeStaleBuild(stale)}): run npm run build`,
@@ -431,14 +434,24 @@ export async function executeInEngine(execution: EngineExecution): Promise<IRun>
 		'manual',
 		runExecutionData,
 	).processRunExecutionData(workflow);
-	const timer =
+	const stopTimer =
 		execution.cancelAfterMs === undefined
 			? undefined
-			: setTimeout(() => running.cancel(), execution.cancelAfterMs);
-	timer?.unref();
+			: cancelAfter(execution.cancelAfterMs, () => running.cancel());
 	await running.catch(() => undefined);
-	clearTimeout(timer);
+	stopTimer?.();
 	return await finished;
+}
+
+/**
+ * Calls `cancel` after `ms`: on the file's controlled clock when it has one (test/support/clock), so the cancellation
+ * comes at that point of the execution's own waits. The function returned stops it.
+ */
+function cancelAfter(ms: number, cancel: () => void): () => void {
+	const clock = controlledClock();
+	if (clock) return clock.setTimer(cancel, ms);
+	const timer = setTimeout(cancel, ms).unref();
+	return () => clearTimeout(timer);
 }
 
 /** An input item whose binary lives in n8n's filesystem binary store, as an uploaded file would. */

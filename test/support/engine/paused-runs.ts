@@ -5,6 +5,7 @@ import type { INodeExecutionData, INodeParameters } from 'n8n-workflow';
 
 import type { PublicTranscriptionWebhookEvent } from '../../../src/api';
 import { buildSignedDelivery } from '../../../src/service';
+import { controlledClock, type ControlledClock } from '../clock/controlled-clock';
 import { makeWav, NOT_MEDIA } from '../fixtures/media';
 import { actOnNewJobs } from '../sandbox/client';
 import { freshAccounts } from './accounts';
@@ -56,30 +57,26 @@ export function expectLeftToTheEvent(check: ResumeCall): void {
 	]);
 }
 
+/** The file's controlled clock: every paused-run file has one (useControlledClock), or its waits would be real. */
+function clock(): ControlledClock {
+	const installed = controlledClock();
+	if (!installed)
+		throw new Error("Paused runs need the file's controlled clock: call useControlledClock()");
+	return installed;
+}
+
+/** Resolves with `probe`'s first value other than undefined; fails after `ms` on the file's controlled clock. */
 export async function until<T>(
 	what: string,
 	probe: () => Promise<T | undefined> | T | undefined,
 	ms = 30_000,
-) {
-	const deadline = Date.now() + ms;
-	for (;;) {
-		const value = await probe();
-		if (value !== undefined) return value;
-		if (Date.now() > deadline) throw new Error(`${what}: not within ${ms} ms`);
-		await new Promise((resolve) => setTimeout(resolve, 50));
-	}
+): Promise<T> {
+	return await clock().until(what, probe, ms);
 }
 
+/** `promise`, or a failure after `ms` on the file's controlled clock. */
 export async function within<T>(promise: Promise<T>, ms = 30_000): Promise<T> {
-	let timer: NodeJS.Timeout | undefined;
-	const timeout = new Promise<never>((_, reject) => {
-		timer = setTimeout(() => reject(new Error(`not within ${ms} ms`)), ms);
-	});
-	try {
-		return await Promise.race([promise, timeout]);
-	} finally {
-		clearTimeout(timer);
-	}
+	return await clock().within(promise, ms);
 }
 
 export function signedEvent(secret: string, event: Partial<PublicTranscriptionWebhookEvent>) {
@@ -105,8 +102,9 @@ export async function post(url: string, signed: { body: string; headers: Record<
 }
 
 /**
- * The sandbox every paused-run file starts: resume URLs on loopback, the proxy's record (for `statusRequests`), jobs of
- * 2 s, and the service's retries at 0.05 × their schedule.
+ * The sandbox every paused-run file starts, with its controlled clock (`{ ...PAUSED_RUNS_SANDBOX, clock }`): resume URLs
+ * on loopback, the proxy's record (for `statusRequests`), jobs of 2 s, and the service's retries at 0.05 × their
+ * schedule (3 s, 27 s, 2.5 min, 6 min).
  */
 export const PAUSED_RUNS_SANDBOX: EngineSandboxOptions = {
 	jobSeconds: 2,

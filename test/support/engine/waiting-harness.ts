@@ -38,6 +38,7 @@ import {
 	PackageNodeTypes,
 	type TestCredentials,
 } from './harness';
+import { controlledClock } from '../clock/controlled-clock';
 import { WebhookRouter } from '../n8n/webhook-router';
 import { loadParseIncomingMessage, parseBody, rawBodyReader } from './webhook-harness';
 
@@ -474,6 +475,8 @@ function isolatedRequire<T>(packageDir: string, use: (load: (file: string) => un
 	if (typeof jest !== 'undefined') {
 		let result: T | undefined;
 		jest.isolateModules(() => {
+			// That process's n8n-workflow waits on the file's controlled clock too, as the first one's does.
+			controlledClock()?.adoptSleeps(load);
 			result = use(load);
 		});
 		return result as T;

@@ -7,6 +7,7 @@
 import type { INodeExecutionData, INodeParameters } from 'n8n-workflow';
 
 import type { SandboxAdmin } from '../../../sandbox/admin-client';
+import { RESUME_WITHIN_MS } from '../../../nodes/TranscriptionService/actions/transcription/transcribeAndDownload/timing';
 import { binaryBytes, binaryItem } from '../engine/harness';
 import { PausedRun } from '../engine/waiting-harness';
 import type { WebhookRouter } from '../n8n/webhook-router';
@@ -33,9 +34,6 @@ export async function batchItems(size: number, name: string): Promise<INodeExecu
 		),
 	);
 }
-
-/** A batch whose jobs have all ended must resume within this long of the last end, or its jobs count as stalled. */
-export const RESUME_WITHIN_MS = 120_000;
 
 export interface PausedBatch {
 	size: number;
@@ -139,7 +137,8 @@ export async function judgeBatch(
 	});
 	const reasons = [...judged.reasons];
 	const stalled = new Set(judged.stalled);
-	// Resumed (the claim's answer) more than 2 minutes after the last job ended: every job of the batch waited too long.
+	// Resumed (the claim's answer) more than RESUME_WITHIN_MS after the last job ended: every job of the batch waited too
+	// long, as stalled.
 	const lastEndMs = Math.max(...jobs.map((job) => Date.parse(job.updated_at)));
 	const resumedBy = run.calls.find((call) => call.resumed);
 	const resumedAfterMs = resumedBy

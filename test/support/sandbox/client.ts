@@ -14,6 +14,7 @@ import type {
 import { SandboxAdmin } from '../../../sandbox/admin-client';
 import type { RunningSandbox, SandboxOptions } from '../../../sandbox/server';
 import { startSandbox } from '../../../sandbox/server';
+import { controlledClock } from '../clock/controlled-clock';
 import { makeWav } from '../fixtures/media';
 
 /** For files that make many requests: no test there is about rate limits (rate-limits.test.ts is). */
@@ -43,8 +44,9 @@ export interface NewJobs {
 }
 
 /**
- * Acts on every job of the account the moment it exists (looking every 20 ms): held, so that a test decides when each
- * one ends, or completed at once.
+ * Acts on every job of the account the moment it exists (looking every 20 ms, and on a controlled clock whenever the
+ * process is idle, before any timer fires: test/support/clock): held, so that a test decides when each one ends, or
+ * completed at once.
  */
 export function actOnNewJobs(
 	admin: SandboxAdmin,
@@ -53,13 +55,21 @@ export function actOnNewJobs(
 ): NewJobs {
 	const done: string[] = [];
 	let stopped = false;
-	const actOnNew = async () => {
-		for (const { job_id: jobId } of (await admin.records(accountId)).jobs) {
-			if (done.includes(jobId)) continue;
-			await act(jobId);
-			done.push(jobId);
-		}
-	};
+	let looking: Promise<boolean> | undefined;
+	/** One look at a time; true when it acted on a job. */
+	const actOnNew = () =>
+		(looking ??= (async () => {
+			let acted = false;
+			for (const { job_id: jobId } of (await admin.records(accountId)).jobs) {
+				if (done.includes(jobId)) continue;
+				await act(jobId);
+				done.push(jobId);
+				acted = true;
+			}
+			return acted;
+		})().finally(() => (looking = undefined)));
+	// On a controlled clock it also looks whenever the process is idle, before any timer fires (a job's end among them).
+	const stopLookingOut = controlledClock()?.lookOut(actOnNew);
 	const acting = (async () => {
 		while (!stopped) {
 			await actOnNew();
@@ -70,6 +80,7 @@ export function actOnNewJobs(
 		done,
 		async stop() {
 			stopped = true;
+			stopLookingOut?.();
 			await acting;
 			await actOnNew();
 			return done;

@@ -31,8 +31,8 @@ export type PauseRequest =
 	| { kind: 'check'; atDeadline: boolean; atMs: number; fromPauser: boolean };
 
 export type Verdict =
-	/** A job is still running (or not yet read): nothing can resume. */
-	| { action: 'wait'; waitingFor: number }
+	/** A job is still running (or not yet read): nothing can resume. `pendingJobs`: how many, a count. */
+	| { action: 'wait'; pendingJobs: number }
 	/** Every job has ended, but `laterJobId` ended after this event was created: its own event resumes. */
 	| { action: 'defer'; laterJobId: string }
 	/** A check found every job ended, the last one recently: its event may be resuming elsewhere until `untilMs`. */
@@ -40,7 +40,7 @@ export type Verdict =
 	| { action: 'resume' };
 
 /** The jobs of the pause this process does not know to have ended, in item order (older first). */
-export function unknownJobs(records: readonly PauseRecord[], ledger: Ledger): string[] {
+export function jobsNotKnownEnded(records: readonly PauseRecord[], ledger: Ledger): string[] {
 	return records
 		.filter(
 			(record) =>
@@ -60,9 +60,9 @@ export function jobsToRead(
 	ledger: Ledger,
 	request: PauseRequest,
 ): string[] {
-	const unknown = unknownJobs(records, ledger);
-	if (request.kind !== 'check' || !request.atDeadline) return unknown;
-	return unknown.filter((jobId) => !ledger.runningAtDeadline.has(jobId));
+	const notKnownEnded = jobsNotKnownEnded(records, ledger);
+	if (request.kind !== 'check' || !request.atDeadline) return notKnownEnded;
+	return notKnownEnded.filter((jobId) => !ledger.runningAtDeadline.has(jobId));
 }
 
 /** An event records its job as ended, with the status it says. */
@@ -102,22 +102,22 @@ export function verdict(
 	ledger: Ledger,
 	request: PauseRequest,
 ): Verdict {
-	const unknown = unknownJobs(records, ledger);
+	const notKnownEnded = jobsNotKnownEnded(records, ledger);
 	if (request.kind === 'check') {
 		if (request.atDeadline) {
 			const unread = jobsToRead(records, ledger, request).length;
-			if (unread > 0) return { action: 'wait', waitingFor: unread };
+			if (unread > 0) return { action: 'wait', pendingJobs: unread };
 			// A job read still running: no event resumes before it ends. Every job ended: as any check.
-			if (unknown.length > 0) return { action: 'resume' };
-		} else if (unknown.length > 0) {
-			return { action: 'wait', waitingFor: unknown.length };
+			if (notKnownEnded.length > 0) return { action: 'resume' };
+		} else if (notKnownEnded.length > 0) {
+			return { action: 'wait', pendingJobs: notKnownEnded.length };
 		}
 		const from = checkResumesFrom(records, ledger, request);
 		return from !== undefined && request.atMs < from
 			? { action: 'settle', untilMs: from }
 			: { action: 'resume' };
 	}
-	if (unknown.length > 0) return { action: 'wait', waitingFor: unknown.length };
+	if (notKnownEnded.length > 0) return { action: 'wait', pendingJobs: notKnownEnded.length };
 	const laterJobId = jobEndedAfter(records, ledger, request);
 	return laterJobId === undefined ? { action: 'resume' } : { action: 'defer', laterJobId };
 }

@@ -4,6 +4,7 @@
 // execution resumed, once its watcher heard that it no longer waits, or once the wait is surely over; and a process
 // keeps at most MAX_LEDGERS, each with at most one watcher.
 import type { PublicTranscriptionResponse } from '../../../../../src/api';
+import { MAX_LEDGERS, SWEEP_EVERY_MS } from './timing';
 
 /** A job this process knows has ended. */
 export interface KnownEnd {
@@ -32,17 +33,6 @@ export interface Ledger {
 	/** Stops this process's watcher of the execution, when it has one. */
 	watcher?: AbortController;
 }
-
-/**
- * A queue-mode worker pauses executions but never resumes them (the webhook processors do), so its ledgers last until
- * their watcher hears the execution resumed, at worst until Max Wait + twice the backstop: at bench P5's 64 pauses a
- * minute with the default Max Wait (30 min) and a 10-minute backstop, 64 × 50 = 3,200. This is three times that. A
- * ledger with its sleeping watcher holds about 6 KB (10,000 measured: 62 MB, 72 MB with three snapshots each).
- */
-export const MAX_LEDGERS = 10_000;
-
-/** Ledgers whose time has passed are swept at most this often (a sweep visits them all), and whenever all are kept. */
-const SWEEP_EVERY_MS = 60_000;
 
 const ledgers = new Map<string, Ledger>();
 let sweptAtMs = 0;

@@ -1,5 +1,5 @@
-// Transcribe and Download's parameters as one typed value: the one place that reads them. The Options collection is
-// declared here too, so that each default is written once (in its field) and read from there.
+// Transcribe and Download's parameters as one typed value: the one place that reads them. Wait Mode and the Options
+// collection are declared here too, so that each default is written once (in its field) and read from there.
 import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
@@ -8,6 +8,28 @@ import { isDownloadFormat, type DownloadFormat } from '../../../../../src/artifa
 export type WaitMode = 'poll' | 'pauseUntilWebhook';
 
 export const MAX_CONCURRENCY = 10;
+
+export const waitModeProperty: INodeProperties = {
+	displayName: 'Wait Mode',
+	name: 'waitMode',
+	type: 'options',
+	noDataExpression: true,
+	options: [
+		{
+			name: 'Pause Until Webhook',
+			value: 'pauseUntilWebhook',
+			description:
+				"Pause the execution until the service's signed events say every job ended: no worker slot held, a few status checks in all. n8n must be reachable from the service over public HTTPS.",
+		},
+		{
+			name: 'Poll',
+			value: 'poll',
+			description:
+				'Keep the execution running and check each job until it ends. Works on any n8n, also one the service cannot reach.',
+		},
+	],
+	default: 'poll',
+};
 
 export const optionsProperty: INodeProperties = {
 	displayName: 'Options',
@@ -50,7 +72,7 @@ export const optionsProperty: INodeProperties = {
 			typeOptions: { minValue: 1 },
 			default: 1800,
 			description:
-				'How long to wait for the jobs before the items fail with max_wait_exceeded, naming each job_id (the jobs keep running)',
+				"How long to wait for the jobs before the ones still running fail with max_wait_exceeded, naming each job_id (the jobs keep running). One value for all items, the first item's: Poll gives each job this long from its start, Pause Until Webhook the whole batch this long from the pause.",
 		},
 		{
 			displayName: 'Poll Interval (Seconds)',
@@ -75,8 +97,9 @@ function optionValue(options: IDataObject, name: OptionName): number {
 	return Number(options[name] ?? field?.default);
 }
 
-/** The Options collection, in milliseconds. */
+/** The Options that shape one item's wait, in milliseconds. */
 export interface TranscribeOptions {
+	/** Max Wait, the run's (the first item's value): readMaxWaitMs. */
 	maxWaitMs: number;
 	pollIntervalMs: number;
 	maxPollIntervalMs: number;
@@ -114,23 +137,25 @@ export function readParameters(
 		);
 	}
 	const options = context.getNodeParameter('options', itemIndex, {}) as IDataObject;
+	const seconds = (name: OptionName) => optionValue(options, name) * 1000;
 	return {
 		binaryPropertyName: context.getNodeParameter('binaryPropertyName', itemIndex) as string,
 		formats: formats as DownloadFormat[],
 		cues: options.includeCues === true,
 		additionalFields: context.getNodeParameter('additionalFields', itemIndex, {}) as IDataObject,
-		...readOptions(options),
-	};
-}
-
-/** The Options collection as n8n hands it (also to the resume webhook, which has no item index). */
-export function readOptions(options: IDataObject): TranscribeOptions {
-	const seconds = (name: OptionName) => optionValue(options, name) * 1000;
-	return {
-		maxWaitMs: seconds('maxWaitSeconds'),
+		maxWaitMs: readMaxWaitMs(context),
 		pollIntervalMs: seconds('pollIntervalSeconds'),
 		maxPollIntervalMs: seconds('maxPollIntervalSeconds'),
 	};
+}
+
+/**
+ * Max Wait: one value for the run, the first item's, in both wait modes. Poll gives each job this long from its start;
+ * Pause Until Webhook waits once for the whole batch, this long from the pause.
+ */
+export function readMaxWaitMs(context: IExecuteFunctions): number {
+	const options = context.getNodeParameter('options', 0, {}) as IDataObject;
+	return optionValue(options, 'maxWaitSeconds') * 1000;
 }
 
 /** How many items run at once: the first item's Concurrency, within 1 and MAX_CONCURRENCY. */
@@ -147,7 +172,7 @@ export function readConcurrency(context: IExecuteFunctions): number {
  * polls.
  */
 export function readWaitMode(context: IExecuteFunctions): WaitMode {
-	const waitMode = context.getNodeParameter('waitMode', 0, 'poll') as WaitMode;
+	const waitMode = context.getNodeParameter('waitMode', 0, waitModeProperty.default) as WaitMode;
 	const isTool = context.getNode().type.endsWith('Tool');
 	return waitMode === 'pauseUntilWebhook' && !isTool ? 'pauseUntilWebhook' : 'poll';
 }

@@ -1,7 +1,7 @@
 // Pause Until Webhook, the execute() side: every item's job is created with the execution's resume URL as its
 // webhook_url; once all exist the items are stored on the execution's stack entry (pause-record.ts), the execution is
 // put to wait, and this process starts its watcher (watcher.ts). The webhook() side (resume.ts) takes it from there.
-import type { IDataObject, IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
+import type { IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
 
 import { isTerminalStatus } from '../../../../../src/api';
 import { isLocalHost, webhookTargetProblem } from '../../../../../src/webhooks';
@@ -19,7 +19,7 @@ import type { TranscriptionServiceClient } from '../../../../shared/transport';
 import type { ItemOutcome } from '../../../helpers/item-loop';
 import { maxWaitExceededError } from './job-errors';
 import { ledgerOf } from './ledger';
-import { readOptions, readParameters } from './parameters';
+import { readMaxWaitMs, readParameters } from './parameters';
 import { newCheckKey, storedItem, type PauseRecord } from './pause-record';
 import { collectResults } from './results';
 import { startJob } from './start-job';
@@ -52,9 +52,9 @@ export async function startPausedJob(
 	return {
 		formats: parameters.formats,
 		include_cues: parameters.cues,
-		job_id: started.created.job_id,
+		job_id: started.job.job_id,
 		upload_id: started.uploadId,
-		status: started.created.status,
+		status: started.job.status,
 	};
 }
 
@@ -67,9 +67,7 @@ export async function pauseUntilWebhook(
 	client: TranscriptionServiceClient,
 	outcomes: Array<ItemOutcome<PausedItem>>,
 ): Promise<INodeExecutionData[][]> {
-	const { maxWaitMs: waitMs } = readOptions(
-		context.getNodeParameter('options', 0, {}) as IDataObject,
-	);
+	const waitMs = readMaxWaitMs(context);
 	const pausedAtMs = Date.now();
 	const deadlineAtMs = pausedAtMs + waitMs;
 	const pause = {

@@ -49,6 +49,11 @@ export function recordDownloads(record: PauseRecord): number {
 	return downloadsFor({ choices: record.formats, cues: record.include_cues === true });
 }
 
+/** The pause's Max Wait (the run's, readMaxWaitMs): from the pause to its deadline. */
+export function maxWaitMsOf(records: readonly PauseRecord[]): number {
+	return Date.parse(records[0].deadline_at) - Date.parse(records[0].paused_at);
+}
+
 /** The stored item of one input item: an error alone, the record nested in it. */
 export function storedItem(record: PauseRecord, error: ItemError): INodeExecutionData {
 	return {

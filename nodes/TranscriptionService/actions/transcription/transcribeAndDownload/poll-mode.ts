@@ -26,7 +26,7 @@ export async function pollItem(
 ): Promise<INodeExecutionData> {
 	const parameters = readParameters(context, itemIndex);
 	const started = await startJob(context, client, itemIndex, parameters, created);
-	const job = await waitForJob(context, client, started.created.job_id, parameters, itemIndex);
+	const job = await waitForJob(context, client, started.job.job_id, parameters, itemIndex);
 	if (!isCompletedStatus(job.status)) {
 		throw jobEndedError(context.getNode(), job.job_id, job.status, itemIndex);
 	}

@@ -6,7 +6,8 @@
 //   (a deadline check reads them all, over as many tries as the rate limit takes, each going on where the last one
 //   stopped); what ended is remembered with its snapshot;
 // - every read happens before the answer: a read that fails, or reads that would make the answer late, answer 503
-//   and claim nothing (the service delivers the event again; a check tries again later);
+//   and claim nothing (the service delivers the event again; a check tries again later): the request is to be tried
+//   again;
 // - a job still running: 200, waiting; every job ended: the resume is claimed, the answer goes out at once, then the
 //   results are collected and handed to n8n — except that a check leaves a recent end to its event for a while
 //   (decision.ts, checkResumesFrom): 200, settling.
@@ -19,8 +20,11 @@ import type {
 } from 'n8n-workflow';
 
 import type { PublicTranscriptionResponse as JobSnapshot } from '../../../../../src/api';
-import type { RetryPolicy } from '../../../../../src/client';
-import { isPauseCheck } from '../../../../../src/webhooks';
+import {
+	isPauseCheck,
+	PAUSE_CHECK_ANSWER_KEY,
+	type PauseCheckAnswer,
+} from '../../../../../src/webhooks';
 import { CREDENTIAL_TYPE } from '../../../../shared/credentials';
 import type { ItemError } from '../../../../shared/errors';
 import { TranscriptionServiceClient } from '../../../../shared/transport';
@@ -34,29 +38,22 @@ import {
 	type Verdict,
 } from './decision';
 import { forgetLedger, ledgerOf, serialised, type Ledger } from './ledger';
-import { readOptions } from './parameters';
-import { readPause, storedError, type PauseRecord } from './pause-record';
+import { maxWaitMsOf, readPause, storedError, type PauseRecord } from './pause-record';
 import { collectResults } from './results';
-import { CHECK_LIMITS, DEADLINE_SKEW_MS, EVENT_LIMITS, pauseTimes } from './timing';
-import { verifiedRequest } from './verified-request';
-import { CHECK_ANSWER_KEY, watchPause, type CheckAnswer } from './watcher';
-
-/**
- * Status reads before an answer must be quick (the service counts an answer after 10 s as failed): two attempts,
- * short waits, and no long wait for the rate-limit window. What is learned stays learned for the next try.
- */
-const ANSWER_READ_POLICY: RetryPolicy = {
-	maxAttempts: 2,
-	baseDelayMs: 200,
-	maxDelayMs: 1000,
-	maxRateLimitWaitMs: 2000,
-	rateLimitJitterMs: 100,
-	attemptTimeoutMs: 3000,
-};
+import {
+	CHECK_LIMITS,
+	CHECK_READ_POLICY,
+	DEADLINE_SKEW_MS,
+	EVENT_LIMITS,
+	EVENT_READ_POLICY,
+	pauseTimes,
+} from './timing';
+import { verifyRequest } from './verified-request';
+import { watchPause } from './watcher';
 
 type Answer = (status: number, body: IDataObject) => void;
-/** An answer that is the same for an event and a check; a check's also says `outcome` (CHECK_ANSWER_KEY). */
-type Reply = (status: number, body: IDataObject, outcome: CheckAnswer) => void;
+/** An answer that is the same for an event and a check; a check's also says `outcome` (PAUSE_CHECK_ANSWER_KEY). */
+type Reply = (status: number, body: IDataObject, outcome: PauseCheckAnswer) => void;
 
 export async function resumeOnRequest(this: IWebhookFunctions): Promise<IWebhookResponseData> {
 	const receivedAtMs = Date.now();
@@ -71,8 +68,8 @@ export async function resumeOnRequest(this: IWebhookFunctions): Promise<IWebhook
 			`Transcription Service: a resume request failed and the execution keeps waiting: ${(error as Error).message}`,
 		);
 		// 5xx: the service delivers the event again later; a check tries again, knowing the execution still waits.
-		const failed: CheckAnswer = 'failed';
-		const check = isPauseCheck(this.getHeaderData()) ? { [CHECK_ANSWER_KEY]: failed } : {};
+		const failed: PauseCheckAnswer = 'failed';
+		const check = isPauseCheck(this.getHeaderData()) ? { [PAUSE_CHECK_ANSWER_KEY]: failed } : {};
 		answer(500, { error: 'internal_error', ...check });
 		return { noWebhookResponse: true };
 	}
@@ -86,7 +83,7 @@ async function handleRequest(
 	const executionId = context.getExecutionId() as string;
 	const stored = context.evaluateExpression('{{ $input.all() }}') as INodeExecutionData[];
 	const records = readPause(stored, context.getNode().id);
-	const verified = await verifiedRequest(context, executionId, records);
+	const verified = await verifyRequest(context, executionId, records);
 	if ('rejection' in verified) {
 		context.logger.warn(
 			`Transcription Service refused a resume request (${verified.rejection.status}): ${verified.rejection.message}`,
@@ -119,18 +116,18 @@ async function handleRequest(
 	const ledger = ledgerOf(executionId, pauseTimes(records).forgetAtMs);
 	const decided = await serialised(
 		ledger,
-		async () => await decide(context, records, ledger, request, receivedAtMs),
+		async () => await readAndClaim(context, records, ledger, request, receivedAtMs),
 	);
 	if (decided.outcome !== 'resume') {
-		if (decided.outcome === 'read_failed') {
+		if (decided.outcome === 'try_again') {
 			context.logger.warn(
-				`Transcription Service: execution ${executionId} keeps waiting, a status read failed: ${decided.message}`,
+				`Transcription Service: execution ${executionId} keeps waiting: ${decided.message}`,
 			);
 			reply(503, { error: 'status_unavailable' }, 'read_failed');
 		} else if (decided.outcome === 'resuming') {
 			reply(200, { received: true, ignored: 'already resuming' }, 'resuming');
 		} else if (decided.verdict.action === 'wait') {
-			reply(200, { received: true, waiting_for: decided.verdict.waitingFor }, 'waiting');
+			reply(200, { received: true, waiting_for: decided.verdict.pendingJobs }, 'waiting');
 		} else if (decided.verdict.action === 'defer') {
 			reply(200, { received: true, deferred: decided.verdict.laterJobId }, 'waiting');
 		} else if (decided.verdict.action === 'settle') {
@@ -148,12 +145,16 @@ async function handleRequest(
 
 type Decided =
 	| { outcome: 'resuming' }
-	| { outcome: 'read_failed'; message: string }
+	/** No verdict now (a read failed, or the reads or the claim would come too late): 503, the sender tries again. */
+	| { outcome: 'try_again'; message: string }
 	| { outcome: 'answer'; verdict: Exclude<Verdict, { action: 'resume' }> }
 	| { outcome: 'resume' };
 
-/** One request's reads and verdict; runs alone for this execution in this process (ledger.ts, `serialised`). */
-async function decide(
+/**
+ * One request's reads, its verdict (decision.ts) and, when every job has ended in time, its claim of the resume (the
+ * ledger's `resuming`); runs alone for this execution in this process (ledger.ts, `serialised`).
+ */
+async function readAndClaim(
 	context: IWebhookFunctions,
 	records: readonly PauseRecord[],
 	ledger: Ledger,
@@ -162,17 +163,20 @@ async function decide(
 ): Promise<Decided> {
 	if (ledger.resuming) return { outcome: 'resuming' };
 	if (request.kind === 'event') hearEvent(ledger, request);
-	const client = new TranscriptionServiceClient(context, ANSWER_READ_POLICY);
-	const limits = request.kind === 'event' ? EVENT_LIMITS : CHECK_LIMITS;
+	const [limits, policy] =
+		request.kind === 'event'
+			? [EVENT_LIMITS, EVENT_READ_POLICY]
+			: [CHECK_LIMITS, CHECK_READ_POLICY];
+	const client = new TranscriptionServiceClient(context, policy);
 	for (const jobId of jobsToRead(records, ledger, request)) {
 		if (Date.now() > receivedAtMs + limits.readsMs) {
-			return { outcome: 'read_failed', message: 'the reads took longer than an answer may' };
+			return { outcome: 'try_again', message: 'the reads took longer than an answer may' };
 		}
 		let job: JobSnapshot;
 		try {
 			job = await client.getTranscription(jobId);
 		} catch (error) {
-			return { outcome: 'read_failed', message: (error as Error).message };
+			return { outcome: 'try_again', message: `a status read failed: ${(error as Error).message}` };
 		}
 		if (learnSnapshot(ledger, job)) continue;
 		if (!(request.kind === 'check' && request.atDeadline)) break;
@@ -184,7 +188,7 @@ async function decide(
 	if (Date.now() > receivedAtMs + limits.claimMs) {
 		// What was learned stays: the next delivery or check resumes at once.
 		return {
-			outcome: 'read_failed',
+			outcome: 'try_again',
 			message: 'the answer would come after the request stopped waiting for it',
 		};
 	}
@@ -210,9 +214,7 @@ async function resume(
 			records,
 			failures,
 			snapshots,
-			maxWaitMs: atDeadline
-				? readOptions(context.getNodeParameter('options', {}) as IDataObject).maxWaitMs
-				: undefined,
+			maxWaitMs: atDeadline ? maxWaitMsOf(records) : undefined,
 		});
 		forgetLedger(ledger.executionId);
 		return { noWebhookResponse: true, workflowData: [results.map((result) => result.item)] };
@@ -241,7 +243,7 @@ function watchFromHere(
 	});
 }
 
-/** Answers to a check carry CHECK_ANSWER_KEY, so the watcher tells them from n8n's own. */
+/** Answers to a check carry PAUSE_CHECK_ANSWER_KEY, so the watcher tells them from n8n's own. */
 function checkAnswer(answer: Answer): Reply {
-	return (status, body, outcome) => answer(status, { ...body, [CHECK_ANSWER_KEY]: outcome });
+	return (status, body, outcome) => answer(status, { ...body, [PAUSE_CHECK_ANSWER_KEY]: outcome });
 }

@@ -16,7 +16,8 @@ import type { TranscribeParameters } from './parameters';
 
 export interface StartedJob {
 	uploadId: string;
-	created: CreatedTranscription;
+	/** The service's answer to the job's creation. */
+	job: CreatedTranscription;
 }
 
 /**
@@ -60,5 +61,5 @@ export async function startJob(
 		itemIndex,
 	);
 	created.job_id = job.job_id;
-	return { uploadId: slot.upload_id, created: job };
+	return { uploadId: slot.upload_id, job };
 }

@@ -1,15 +1,25 @@
-// Pause Until Webhook's timing rules, in one place. They hold only together, and test/unit/pause-until-webhook-timing
-// asserts the inequalities between them:
-// - a request claims the resume only while whoever sent it still waits for the answer: an event's reads stop and its
-//   answer goes out before the service stops waiting (10 s), a check's before the watcher does (120 s);
+// Pause Until Webhook's numbers, in one place: its timing rules and the bounds of what a process keeps. They hold only
+// together: test/unit/pause-until-webhook-timing asserts the inequalities between them, and the docs tier holds
+// docs/pause-until-webhook.md and the README to the figures they state.
+// - a request claims the resume only while whoever sent it still waits for the answer: an event's reads stop, and its
+//   answer goes out, before the service stops waiting (SERVICE_WAITS_MS), a check's before the watcher does
+//   (CHECK_TIMEOUT_MS); a read begun just before the reads stop ends before the claim must (worstReadMs);
 // - the watcher checks soon after the pause, then at intervals growing up to MAX_CHECK_INTERVAL_MS; a check leaves a
 //   recent end to its event (the settle, at most MAX_SETTLE_MS) and checks again once it is over, so a batch whose jobs
 //   have all ended resumes within RESUME_WITHIN_MS of the last end, whatever became of the events (a lost one; a
 //   cancelled job, which sends none), while the process that paused it runs; the checks of a process that only
 //   answered requests leave it that time and more (ANSWERER_WAITS_MS);
 // - at Max Wait the deadline check, tried until its last try; n8n's own timeout (the backstop) comes after that try's
-//   collection, and a process forgets the execution only after that timeout.
+//   collection, and a process forgets the execution only after that timeout;
+// - what a process keeps of paused executions is bounded (MAX_LEDGERS, MAX_USED_CHECKS).
+import {
+	attemptDeadlineMs,
+	DEFAULT_ATTEMPT_TIMEOUT_MS,
+	type RetryPolicy,
+} from '../../../../../src/client';
 import { recordDownloads, type PauseRecord } from './pause-record';
+
+// Requests and their answers.
 
 /** The service counts an answer that takes longer as failed, and delivers the event again (perhaps elsewhere). */
 export const SERVICE_WAITS_MS = 10_000;
@@ -17,18 +27,55 @@ export const SERVICE_WAITS_MS = 10_000;
  * From an event's arrival (waiting behind this execution's other requests included): how long its reads may go on,
  * and by when its answer must go out for it to claim the resume.
  */
-export const EVENT_LIMITS = { readsMs: 5_000, claimMs: 8_000 };
-/** A batch whose jobs have all ended resumes within this long of the last end, whatever became of its events. */
-export const RESUME_WITHIN_MS = 120_000;
+export const EVENT_LIMITS = { readsMs: 4_000, claimMs: 8_000 };
+/**
+ * An event's status reads: two quick attempts, short waits, and no long wait for a rate-limit window, so that one read
+ * begun as the reads stop still ends before the claim must (worstReadMs). What is learned stays learned for the next
+ * delivery.
+ */
+export const EVENT_READ_POLICY: RetryPolicy = {
+	maxAttempts: 2,
+	baseDelayMs: 200,
+	maxDelayMs: 500,
+	maxRateLimitWaitMs: 500,
+	rateLimitJitterMs: 100,
+	attemptTimeoutMs: 1_000,
+};
 /**
  * A check is verified this long either side of its signing (a check goes from n8n to n8n, whose processes' clocks
- * agree far closer): a captured check is refused after. An event's tolerance is ±300 s.
+ * agree far closer than an event's tolerance allows for): a captured check is refused after.
  */
 export const CHECK_LIFETIME_MS = 60_000;
 /** How long the watcher waits for the answer to a check. */
 export const CHECK_TIMEOUT_MS = 120_000;
 /** A check's reads may take longer (the deadline check reads every pending job), its claim too. */
 export const CHECK_LIMITS = { readsMs: 60_000, claimMs: 100_000 };
+/** A check's status reads: more patient than an event's, as its limits are. */
+export const CHECK_READ_POLICY: RetryPolicy = {
+	maxAttempts: 2,
+	baseDelayMs: 200,
+	maxDelayMs: 1_000,
+	maxRateLimitWaitMs: 2_000,
+	rateLimitJitterMs: 100,
+	attemptTimeoutMs: 3_000,
+};
+/** A job snapshot's answer is smaller than this (about 600 bytes): its transfer time counts in worstReadMs. */
+export const SNAPSHOT_ANSWER_BYTES = 4_096;
+
+/**
+ * The longest one status read takes under `policy`: before each attempt the rate-limit pacer waits at most
+ * maxRateLimitWaitMs (a longer wait fails the read at once); each attempt ends at its deadline (attemptDeadlineMs, a
+ * snapshot's bytes included); between two attempts the longer of the backoff's cap and a 429's wait.
+ */
+export function worstReadMs(policy: RetryPolicy): number {
+	const attempt =
+		policy.maxRateLimitWaitMs +
+		attemptDeadlineMs(policy.attemptTimeoutMs ?? DEFAULT_ATTEMPT_TIMEOUT_MS, SNAPSHOT_ANSWER_BYTES);
+	const between = Math.max(policy.maxDelayMs, policy.maxRateLimitWaitMs + policy.rateLimitJitterMs);
+	return policy.maxAttempts * attempt + (policy.maxAttempts - 1) * between;
+}
+
+// The watcher's schedule.
 
 /** The pauser's first check: late enough for n8n to have saved the execution as waiting. */
 export const FIRST_CHECK_MS = 5_000;
@@ -38,9 +85,13 @@ export const LATER_FIRST_CHECK_MS = 60_000;
 export const CHECK_GROWTH = 3;
 /**
  * At most this long between two checks, however long the wait: a job that ends without an event (cancelled, or its
- * event lost) is found by the next one. Each check reads at most one job still running: 40 reads an hour.
+ * event lost) is found by the next one. Each check reads at most one job still running.
  */
 export const MAX_CHECK_INTERVAL_MS = 90_000;
+/** A batch whose jobs have all ended resumes within this long of the last end, whatever became of its events. */
+export const RESUME_WITHIN_MS = 120_000;
+/** …and within this long when the process that paused it has restarted (an answerer's watcher resumes it). */
+export const RESUME_WITHIN_AFTER_RESTART_MS = 270_000;
 /** A check whose reads failed (429, 5xx) is tried again after this long. */
 export const READ_FAILED_RECHECK_MS = 30_000;
 /** A check this close to Max Wait is taken as the deadline check (processes' clocks differ a little). */
@@ -50,8 +101,14 @@ export const DEADLINE_RETRY_MS = 30_000;
 /** A check this node did not answer is tried again after this long, doubling up to RETRY_MAX_MS. */
 export const RETRY_FIRST_MS = 5_000;
 export const RETRY_MAX_MS = 60_000;
+/** Unanswered checks in a row before the log says so, once per watcher (one is a blip). */
+export const WARN_AFTER_UNANSWERED = 3;
 /** n8n saves a paused execution within seconds: its "not waiting" this long after the watcher started is final. */
 export const SAVED_WITHIN_MS = 60_000;
+/** A timer waits at most 2^31 − 1 ms (about 24.8 days): a longer wait sleeps in parts of this. */
+export const MAX_SLEEP_MS = 24 * 60 * 60 * 1000;
+
+// What a check leaves to an event.
 
 /** How long a check leaves a job's end to its event: the delivery and the reads of the resume it makes. */
 export const SETTLE_MS = 5_000;
@@ -71,6 +128,8 @@ export const SETTLE_RECHECK_MS = 1_000;
  */
 export const ANSWERER_WAITS_MS = 180_000;
 
+// After Max Wait.
+
 /** n8n's own timeout comes at least this long after Max Wait. */
 export const MIN_BACKSTOP_MS = 10 * 60 * 1000;
 /** After Max Wait the deadline check is tried this long at least (a redeploy's worth), more for a larger batch. */
@@ -79,6 +138,25 @@ export const DEADLINE_TRIES_MS = 7 * 60 * 1000;
 export const COLLECTION_MS = 60 * 1000;
 /** The requests a batch makes after Max Wait, timed at the lowest tier's rate, twice over (others share the account). */
 export const REQUEST_MARGIN = 2;
+
+// What a process keeps.
+
+/**
+ * Ledgers a process keeps (ledger.ts). A queue-mode worker pauses executions but never resumes them (the webhook
+ * processors do), so its ledgers last until their watcher hears the execution resumed, at worst until Max Wait + twice
+ * the backstop: at bench P5's 64 pauses a minute with the default Max Wait (30 min) and a 10-minute backstop, 64 × 50 =
+ * 3,200. This is three times that. A ledger with its sleeping watcher holds about 6 KB (10,000 measured: 62 MB, 72 MB
+ * with three snapshots each).
+ */
+export const MAX_LEDGERS = 10_000;
+/** Ledgers whose time has passed are swept at most this often (a sweep visits them all), and whenever all are kept. */
+export const SWEEP_EVERY_MS = 60_000;
+/**
+ * Checks a process remembers having answered (used-checks.ts; about 100 bytes each): far above what the watchers of
+ * MAX_LEDGERS paused executions send within a check's lifetime in normal operation. Beyond it the oldest goes first,
+ * close to its own expiry.
+ */
+export const MAX_USED_CHECKS = 50_000;
 
 /** How long a check that finds every job ended leaves the last end to its event, with `downloads` artifacts to fetch. */
 export function settleMs(downloads: number): number {
@@ -100,7 +178,7 @@ export interface DeadlineTimings {
  * Scaled with the batch at the lowest tier's rate (30 requests a minute: SETTLE_PER_DOWNLOAD_MS each), with margin:
  * the tries read every job once and outlast the collection an event may have started elsewhere; after the last try,
  * its collection reads the jobs only events told of and downloads every artifact before n8n's own timeout.
- * 10 minutes for small batches, about an hour for 100 items × 4 formats.
+ * MIN_BACKSTOP_MS for small batches, about an hour for 100 items × 4 formats.
  */
 export function deadlineTimings(records: readonly PauseRecord[]): DeadlineTimings {
 	const jobs = records.filter((record) => record.job_id !== undefined);

@@ -10,9 +10,10 @@ import { artifactFormatOptions } from '../../../../shared/vocabulary';
 import { inputBinaryFieldProperty } from '../../../helpers/binary';
 import type { ItemOutcome } from '../../../helpers/item-loop';
 import { additionalFieldsProperty } from '../../../helpers/create-job';
-import { optionsProperty, readConcurrency, readWaitMode } from './parameters';
+import { optionsProperty, readConcurrency, readWaitMode, waitModeProperty } from './parameters';
 import { pauseUntilWebhook, startPausedJob, type PausedItem } from './pause-mode';
 import { pollItem } from './poll-mode';
+import { MIN_BACKSTOP_MS } from './timing';
 
 const properties: INodeProperties[] = [
 	inputBinaryFieldProperty,
@@ -27,30 +28,9 @@ const properties: INodeProperties[] = [
 			'Each format becomes a binary field of the same name (srt, txt, pdf, docx, vtt) on the output item. WebVTT is made from the SRT, which is downloaded once for both.',
 		hint: 'With SRT, TXT or WebVTT the transcript text is also put on the item as "text"',
 	},
+	waitModeProperty,
 	{
-		displayName: 'Wait Mode',
-		name: 'waitMode',
-		type: 'options',
-		noDataExpression: true,
-		options: [
-			{
-				name: 'Pause Until Webhook',
-				value: 'pauseUntilWebhook',
-				description:
-					"Pause the execution until the service's signed events say every job ended: no worker slot held, a few status checks in all. n8n must be reachable from the service over public HTTPS.",
-			},
-			{
-				name: 'Poll',
-				value: 'poll',
-				description:
-					'Keep the execution running and check each job until it ends. Works on any n8n, also one the service cannot reach.',
-			},
-		],
-		default: 'poll',
-	},
-	{
-		displayName:
-			"The execution pauses until the service's completion events arrive at its resume URL ($execution.resumeUrl): n8n's WEBHOOK_URL must be a public HTTPS address on port 443, and the credential needs the Signing Secret. n8n also checks the jobs now and then (for an event that got lost) and once at Max Wait. Failures after the pause (a failed job, Max Wait) come out as items with an <code>error</code> field, on the error output with On Error → Continue (using error output). Should every n8n process that knew the paused execution restart and no event come after, n8n ends the wait itself 10 minutes after Max Wait: its items then say max_wait_exceeded with the status at the pause, even for jobs that completed.",
+		displayName: `The execution pauses until the service's completion events arrive at its resume URL ($execution.resumeUrl): n8n's WEBHOOK_URL must be a public HTTPS address on port 443, and the credential needs the Signing Secret. n8n also checks the jobs now and then (for an event that got lost) and once at Max Wait. Failures after the pause (a failed job, Max Wait) come out as items with an <code>error</code> field, on the error output with On Error → Continue (using error output). Should every n8n process that knew the paused execution restart and no event come after, n8n ends the wait itself ${MIN_BACKSTOP_MS / 60_000} minutes after Max Wait (more for a large batch): its items then say max_wait_exceeded with the status at the pause, even for jobs that completed.`,
 		name: 'pauseNotice',
 		type: 'notice',
 		default: '',

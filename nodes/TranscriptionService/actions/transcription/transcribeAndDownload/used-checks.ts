@@ -2,13 +2,7 @@
 // check is answered once here and refused after. n8n gives a waiting execution's webhook no store that its processes
 // share and can write, so each process remembers its own: a check replayed to another process may be answered there
 // once more (docs/pause-until-webhook.md says the bound).
-import { CHECK_LIFETIME_MS } from './timing';
-
-/**
- * At most this many remembered (about 100 bytes each): far above what the watchers of MAX_LEDGERS paused executions
- * send within a check's lifetime in normal operation. Beyond it the oldest goes first, close to its own expiry.
- */
-export const MAX_USED_CHECKS = 50_000;
+import { CHECK_LIFETIME_MS, MAX_USED_CHECKS } from './timing';
 
 /** Check id → when it can no longer be verified (ms since the epoch), in the order the checks were answered. */
 const used = new Map<string, number>();

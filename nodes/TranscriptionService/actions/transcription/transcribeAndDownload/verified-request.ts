@@ -8,6 +8,7 @@ import {
 	DEFAULT_TOLERANCE_SECONDS,
 	isPauseCheck,
 	isWebhookTestDelivery,
+	PAUSE_CHECK_ANSWER_KEY,
 	verifyPauseCheck,
 } from '../../../../../src/webhooks';
 import { verifyDelivery } from '../../../../shared/delivery-verification';
@@ -16,7 +17,6 @@ import type { PauseRequest } from './decision';
 import type { PauseRecord } from './pause-record';
 import { CHECK_LIFETIME_MS } from './timing';
 import { useCheck } from './used-checks';
-import { CHECK_ANSWER_KEY } from './watcher';
 
 /** A verified check, before it is known whether Max Wait has run out. */
 export interface VerifiedCheck {
@@ -27,21 +27,24 @@ export interface VerifiedCheck {
 	fromPauser: boolean;
 }
 
-export type VerifiedRequest =
-	| Extract<PauseRequest, { kind: 'event' }>
-	| VerifiedCheck
-	| { rejection: { status: number; body: IDataObject; message: string } };
+/** A request refused, with the answer it gets and why. */
+export interface Rejection {
+	rejection: { status: number; body: IDataObject; message: string };
+}
+
+/** What verifying a request found: a service event, a check, or a rejection. */
+export type Verification = Extract<PauseRequest, { kind: 'event' }> | VerifiedCheck | Rejection;
 
 /**
  * The request as verified: a check of this execution, or a service event (signature, headers, shape). `records`: the
  * pause the execution holds, undefined when it holds none of this node's (a check then cannot be verified, and is told
  * so: the execution is not its pause).
  */
-export async function verifiedRequest(
+export async function verifyRequest(
 	context: IWebhookFunctions,
 	executionId: string,
 	records: readonly PauseRecord[] | undefined,
-): Promise<VerifiedRequest> {
+): Promise<Verification> {
 	const nowMs = Date.now();
 	const body = await readRawBody(context.getRequestObject());
 	if (!body.ok) {
@@ -54,7 +57,7 @@ export async function verifiedRequest(
 			return {
 				rejection: {
 					status: 409,
-					body: { error: 'not_paused', [CHECK_ANSWER_KEY]: 'not_paused' },
+					body: { error: 'not_paused', [PAUSE_CHECK_ANSWER_KEY]: 'not_paused' },
 					message: `a check reached execution ${executionId}, which holds no pause of this node`,
 				},
 			};

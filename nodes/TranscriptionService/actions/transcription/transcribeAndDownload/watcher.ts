@@ -1,6 +1,6 @@
 // The safety net of a pause: a loop in an n8n process that sends the execution's resume URL a check, signed with the
-// pause's own key, at most 90 s apart (timing.ts), so a batch resumes within 2 minutes of its last job's end even when
-// that job's event was lost (n8n down for all five deliveries, answered by n8n's "starting up", refused with 409
+// pause's own key, at most MAX_CHECK_INTERVAL_MS apart (timing.ts), so a batch resumes within RESUME_WITHIN_MS of its
+// last job's end even when that job's event was lost (n8n down for all five deliveries, answered by n8n's "starting up", refused with 409
 // before the execution was saved as waiting) or never sent (a cancelled job); and once at Max Wait the deadline check,
 // which resumes it whatever the jobs say. The process that paused the execution starts one right after the
 // pause; a process that answered a request for it without resuming starts one too, in case the first one restarted.
@@ -13,41 +13,35 @@
 import { randomBytes } from 'crypto';
 import type { IHttpRequestOptions, Logger } from 'n8n-workflow';
 
-import { buildPauseCheck } from '../../../../../src/webhooks';
+import {
+	buildPauseCheck,
+	pauseCheckAnswerOf,
+	type PauseCheckAnswer,
+} from '../../../../../src/webhooks';
 import { abortableSleep } from '../../../../shared/abortable-sleep';
 import { forgetLedger, isKept, type Ledger } from './ledger';
 import type { PauseRecord } from './pause-record';
 import {
 	CHECK_TIMEOUT_MS,
 	checkTimes,
+	MAX_SLEEP_MS,
 	pauseTimes,
 	READ_FAILED_RECHECK_MS,
 	RETRY_FIRST_MS,
 	RETRY_MAX_MS,
 	SAVED_WITHIN_MS,
 	SETTLE_RECHECK_MS,
+	WARN_AFTER_UNANSWERED,
 	WATCHER_ROLES,
 	type WatcherRole,
 } from './timing';
 
-/** Unanswered checks in a row before the log says so, once per watcher (one is a blip). */
-const WARN_AFTER_UNANSWERED = 3;
-/** A timer waits at most 2^31 − 1 ms (about 24.8 days); a longer wait sleeps in parts. */
-const MAX_SLEEP_MS = 24 * 60 * 60 * 1000;
-
-/** The field by which a check's answer says it comes from this node (and not from n8n). */
-export const CHECK_ANSWER_KEY = 'pause_check';
-
-/** `failed`: the node's own answer 500 (it caught an error and keeps the execution waiting). */
-export type CheckAnswer =
-	'resumed' | 'resuming' | 'waiting' | 'read_failed' | 'not_paused' | 'failed';
-
-export type CheckOutcome = CheckAnswer | 'not_waiting' | 'unreachable';
+export type CheckOutcome = PauseCheckAnswer | 'not_waiting' | 'unreachable';
 
 /** What an answer to a check says: this node's own answer, n8n's "not waiting" (404/409), or no usable answer. */
 export function checkOutcome(status: number | undefined, body: unknown): CheckOutcome {
-	const answer = (body as Record<string, unknown> | undefined)?.[CHECK_ANSWER_KEY];
-	if (typeof answer === 'string' && CHECK_ANSWERS.has(answer)) return answer as CheckAnswer;
+	const answer = pauseCheckAnswerOf(body);
+	if (answer !== undefined) return answer;
 	if (status === 404 || status === 409) return 'not_waiting';
 	return 'unreachable';
 }
@@ -66,15 +60,6 @@ export function recheckAtMs(
 	const until = Date.parse(String((body as Record<string, unknown> | undefined)?.settling_until));
 	return Number.isNaN(until) ? undefined : until + SETTLE_RECHECK_MS;
 }
-
-const CHECK_ANSWERS: ReadonlySet<string> = new Set<CheckAnswer>([
-	'resumed',
-	'resuming',
-	'waiting',
-	'read_failed',
-	'not_paused',
-	'failed',
-]);
 
 export interface WatcherSetup {
 	ledger: Ledger;
