@@ -16,6 +16,7 @@ import {
 	runWorkflow,
 	type TestCredentials,
 } from '../support/engine/harness';
+import { useControlledClock } from '../support/clock/controlled-clock';
 import { useEngineSandbox } from '../support/engine/engine-sandbox';
 import { credentialsFor, download, useHostileServers } from '../support/engine/hostile-server';
 import {
@@ -29,7 +30,8 @@ import { PollingTriggerUnderTest } from '../support/engine/polling-harness';
 import { TriggerUnderTest } from '../support/engine/webhook-harness';
 import { subtitleCues, webVttCues, type ReadCue } from '../support/fixtures/timed-text';
 
-const env = useEngineSandbox(PAUSED_RUNS_SANDBOX);
+const clock = useControlledClock();
+const env = useEngineSandbox({ ...PAUSED_RUNS_SANDBOX, clock });
 const { freshAccount, pause, artifactRequests, completeJobs, holdJobsOf } = usePausedRuns(env);
 const serve = useHostileServers();
 
