@@ -135,4 +135,22 @@ describe('the controlled clock', () => {
 		await clock.sleep(30_000);
 		expect(ticks).toHaveLength(1);
 	});
+
+	it('goes on when a lookout fails, and keeps its error for the test', async () => {
+		let looks = 0;
+		const stop = clock.lookOut(async () => {
+			looks++;
+			if (looks === 1) throw new Error('the sandbox did not answer');
+			return false;
+		});
+		try {
+			const startMs = clock.now();
+			await clock.sleep(60_000);
+			expect(clock.now() - startMs).toBeGreaterThanOrEqual(60_000);
+			expect(looks).toBeGreaterThanOrEqual(1);
+			expect(clock.takeLookoutFailures()).toEqual([new Error('the sandbox did not answer')]);
+		} finally {
+			stop();
+		}
+	});
 });

@@ -97,7 +97,7 @@ describe('the watcher: a completion event that never reaches the node', () => {
 		expect(refusedChecks()).toHaveLength(2);
 		expect(run.calls.filter((call) => call.resumed).map((call) => call.kind)).toEqual(['check']);
 		expect(run.output().map((item) => item.json.status)).toEqual(['completed', 'completed']);
-	}, 300_000);
+	});
 
 	it('every job ended before the execution was saved waiting (n8n answered 409, which the service does not repeat): the first check resumes', async () => {
 		const { accountId, credentials } = await freshAccount();
@@ -194,7 +194,7 @@ describe('a batch whose jobs have all ended resumes within 2 minutes of the last
 			job_id: jobIds[1],
 			status: 'cancelled',
 		});
-	}, 240_000);
+	});
 
 	it("the last job's event is lost (n8n answered it with its own 200 while starting up): a check resumes", async () => {
 		const { run, accountId, jobIds } = await firstEndedThenLate();
@@ -210,5 +210,5 @@ describe('a batch whose jobs have all ended resumes within 2 minutes of the last
 		expect(resumedBy.kind).toBe('check');
 		expect(resumedBy.receivedAtMs - completedAtMs).toBeLessThanOrEqual(120_000);
 		expect(run.output().map((item) => item.json.status)).toEqual(['completed', 'completed']);
-	}, 240_000);
+	});
 });

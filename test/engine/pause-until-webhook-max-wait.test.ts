@@ -221,7 +221,7 @@ describe('the deadline check of a large batch under the rate limit', () => {
 				.filter((jobId) => !completed.has(jobId))
 				.map(async (jobId) => await env.admin.releaseJob(jobId)),
 		);
-	}, 420_000);
+	}, 90_000);
 });
 
 describe("when no watcher is left: n8n's own timeout, Max Wait + 10 minutes", () => {

@@ -24,6 +24,8 @@ import type { SandboxTimers } from '../../../sandbox/clock';
 
 /** How often the clock fires what is due on real time and samples the event loop (real milliseconds). */
 const SAMPLE_EVERY_MS = 4;
+/** The real time one lookout may take to look: longer, and it likely waits on the clock, which stands still meanwhile. */
+const LOOK_LIMIT_MS = 10_000;
 /** Samples in a row without work before the process counts as idle. */
 const QUIET_SAMPLES = 5;
 /**
@@ -79,6 +81,7 @@ export class ControlledClock implements SandboxTimers {
 	private quietSamples = 0;
 	private lastCpu = process.cpuUsage();
 	private jumping = false;
+	private lookoutFailures: unknown[] = [];
 
 	now(): number {
 		return this.realNow() + this.offsetMs;
@@ -106,7 +109,8 @@ export class ControlledClock implements SandboxTimers {
 	/**
 	 * Runs `look` before every jump of the clock, until the function returned is called: a test's helper that must act
 	 * on something the moment it happens (hold a job the moment it exists) acts before time moves on. `look` resolves
-	 * true when it acted (the clock then looks again for idleness before it jumps).
+	 * true when it acted (the clock then looks again for idleness before it jumps). The clock stands still while it
+	 * looks: `look` must not wait on this clock (a sandbox route under a latency fault does); a failing look fails the test.
 	 */
 	lookOut(look: () => Promise<boolean>): () => void {
 		const lookout: Lookout = async () => await look();
@@ -116,7 +120,8 @@ export class ControlledClock implements SandboxTimers {
 
 	/**
 	 * Resolves with `probe`'s first value other than undefined: looked at now and whenever the process is idle, before any
-	 * timer fires; fails when `ms` pass on this clock first.
+	 * timer fires; fails when `ms` pass on this clock first, or with `probe`'s error. As for `lookOut`, `probe` must not
+	 * wait on this clock.
 	 */
 	until<T>(
 		what: string,
@@ -197,6 +202,11 @@ export class ControlledClock implements SandboxTimers {
 		this.sampleSoon();
 	}
 
+	/** The errors of lookouts that failed (or looked too long) since the last call; the clock went on without them. */
+	takeLookoutFailures(): unknown[] {
+		return this.lookoutFailures.splice(0);
+	}
+
 	/** Real time again; timers still pending are dropped (the file's tests are over). */
 	uninstall(): void {
 		clearTimeout(this.driver);
@@ -245,12 +255,43 @@ export class ControlledClock implements SandboxTimers {
 
 	private async sample(): Promise<void> {
 		if (this.driver === undefined) return;
-		const cpu = process.cpuUsage(this.lastCpu);
-		this.lastCpu = process.cpuUsage();
-		const working = (cpu.user + cpu.system) / 1000 > QUIET_CPU_MS || workInProgress();
-		this.quietSamples = working ? 0 : this.quietSamples + 1;
-		if (this.quietSamples >= QUIET_SAMPLES && !this.jumping) await this.fireNextTimers();
-		if (this.driver !== undefined) this.sampleSoon();
+		try {
+			const cpu = process.cpuUsage(this.lastCpu);
+			this.lastCpu = process.cpuUsage();
+			const working = (cpu.user + cpu.system) / 1000 > QUIET_CPU_MS || workInProgress();
+			this.quietSamples = working ? 0 : this.quietSamples + 1;
+			if (this.quietSamples >= QUIET_SAMPLES && !this.jumping) await this.fireNextTimers();
+		} finally {
+			// Whatever went wrong was reported where it happened; the clock goes on.
+			if (this.driver !== undefined) this.sampleSoon();
+		}
+	}
+
+	/**
+	 * One lookout's look, as the clock waits for it: a look that fails counts as nothing seen and its error is kept for
+	 * the test (useControlledClock fails the test with it); so is a look that takes LOOK_LIMIT_MS of real time — the clock
+	 * stands still while lookouts look, so a probe that waits on this clock never ends.
+	 */
+	private async look(lookout: Lookout): Promise<boolean> {
+		let limit: NodeJS.Timeout | undefined;
+		const tooLong = new Promise<boolean>((resolve) => {
+			limit = setTimeout(() => {
+				this.lookoutFailures.push(
+					new Error(
+						`A lookout of the controlled clock took over ${LOOK_LIMIT_MS} ms of real time: does it wait on the clock? The clock stands still while lookouts look.`,
+					),
+				);
+				resolve(false);
+			}, LOOK_LIMIT_MS);
+		});
+		try {
+			return await Promise.race([lookout(), tooLong]);
+		} catch (error) {
+			this.lookoutFailures.push(error);
+			return false;
+		} finally {
+			clearTimeout(limit);
+		}
 	}
 
 	/**
@@ -262,7 +303,9 @@ export class ControlledClock implements SandboxTimers {
 	private async fireNextTimers(): Promise<void> {
 		this.jumping = true;
 		try {
-			const seen = await Promise.all([...this.lookouts].map(async (lookout) => await lookout()));
+			const seen = await Promise.all(
+				[...this.lookouts].map(async (lookout) => await this.look(lookout)),
+			);
 			this.quietSamples = 0;
 			if (seen.some(Boolean)) return;
 			const next = this.nextTimer();
@@ -303,12 +346,17 @@ export class ControlledClock implements SandboxTimers {
 				next.callback();
 			} catch (error) {
 				// As a throwing timer of Node's would: uncaught, and the clock goes on.
-				process.nextTick(() => {
-					throw error;
-				});
+				reportUncaught(error);
 			}
 		}
 	}
+}
+
+/** Raises `error` outside the clock's own loop, as an uncaught error: jest fails the running test on it. */
+function reportUncaught(error: unknown): void {
+	process.nextTick(() => {
+		throw error;
+	});
 }
 
 /** Work on its way that the event loop does not show: the thread pool's, a queued write, an immediate. */
@@ -346,6 +394,14 @@ export function useControlledClock(): ControlledClock {
 		// eslint-disable-next-line @typescript-eslint/no-require-imports
 		clock.install((request) => require(request) as unknown);
 		installed = clock;
+	});
+	afterEach(() => {
+		const failures = clock.takeLookoutFailures();
+		if (failures.length > 0)
+			throw new AggregateError(
+				failures,
+				`${failures.length} lookout(s) of the controlled clock failed`,
+			);
 	});
 	afterAll(() => {
 		clock.uninstall();
