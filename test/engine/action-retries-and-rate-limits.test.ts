@@ -1,6 +1,9 @@
 // Spec 7 and 8 through the node: retries through injected faults without a second slot or job, pacing from the
 // X-RateLimit-* headers, and rate limits that reset too late to wait for. Send Media alone after a lost answer:
 // action-upload.test.ts.
+import { createRequire } from 'node:module';
+import path from 'node:path';
+
 import type { FaultRule } from '../../sandbox/faults';
 import { makeWav } from '../support/fixtures/media';
 import { startRateLimitWindow } from '../support/sandbox/client';
@@ -14,6 +17,7 @@ import {
 import { useControlledClock } from '../support/clock/controlled-clock';
 import { useEngineSandbox } from '../support/engine/engine-sandbox';
 import { freshAccounts } from '../support/engine/accounts';
+import { REPO_ROOT } from '../support/n8n/versions';
 
 // One-second rate windows: an injected 429 asks for one second of patience.
 const clock = useControlledClock();
@@ -130,6 +134,38 @@ describe('rate limits (spec 8)', () => {
 		const output = result.output(ACTION_NODE);
 		expect(output.filter((item) => item.json.error === undefined)).toHaveLength(10);
 		expect(env.proxy.exchanges.map((exchange) => exchange.status)).toEqual(Array(10).fill(200));
+	});
+
+	test("the pacer waits the node's limit in all, however often other requests take the reopened window first", async () => {
+		const { credentials } = await freshAccount();
+		const load = createRequire(__filename);
+		const { readServiceSettings } = load(
+			path.join(REPO_ROOT, 'dist/nodes/shared/transport/settings.js'),
+		) as { readServiceSettings: (context: object) => Promise<{ accountKey: string }> };
+		const { sharedPacer } = load(
+			path.join(REPO_ROOT, 'dist/nodes/shared/transport/pacers-and-job-caches.js'),
+		) as { sharedPacer: (accountKey: string) => { reserve: () => number } };
+		const { accountKey } = await readServiceSettings({
+			getCredentials: async () => credentials,
+			getNode: () => ({ name: 'pacer', type: 'pacer', typeVersion: 1 }),
+		});
+		// Each time the node comes back, the window has gone to someone else and reopens in 30 s again.
+		const pacer = sharedPacer(accountKey);
+		let reservations = 0;
+		pacer.reserve = () => {
+			reservations++;
+			return 30_000;
+		};
+		const startMs = clock.now();
+		const refused = nodeError(
+			await runWorkflow({ nodes: [{ ...getAccount, onError: undefined }], credentials }),
+		);
+		expect(refused.code).toBe('rate_limit_exceeded');
+		expect(env.proxy.exchanges).toHaveLength(0);
+		// Four 30 s waits make the node's 2 minutes; the fifth reservation would pass them.
+		expect(reservations).toBe(5);
+		expect(clock.now() - startMs).toBeGreaterThanOrEqual(120_000);
+		expect(clock.now() - startMs).toBeLessThan(150_000);
 	});
 
 	test('a window that reopens later than the node waits: reported as rate_limit_exceeded, not waited out', async () => {

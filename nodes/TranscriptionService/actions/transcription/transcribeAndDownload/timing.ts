@@ -64,7 +64,7 @@ export const SNAPSHOT_ANSWER_BYTES = 4_096;
 
 /**
  * The longest one status read takes under `policy`: before each attempt the rate-limit pacer waits at most
- * maxRateLimitWaitMs (a longer wait fails the read at once); each attempt ends at its deadline (attemptDeadlineMs, a
+ * maxRateLimitWaitMs in all (a longer wait fails the read at once; the client adds its waits up); each attempt ends at its deadline (attemptDeadlineMs, a
  * snapshot's bytes included); between two attempts the longer of the backoff's cap and a 429's wait.
  */
 export function worstReadMs(policy: RetryPolicy): number {
