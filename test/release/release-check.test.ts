@@ -292,26 +292,25 @@ describe('the CLI', () => {
 });
 
 describe('this repository as committed', () => {
-	it("has released nothing yet: the release check refuses package.json's version until its CHANGELOG section is dated", () => {
-		// Cutting a release (docs/releasing.md) moves the [Unreleased] entries under a dated section first.
-		expect(changelogSection(changelog, manifest.version)).toBeNull();
-		const problems = releaseProblems({
-			manifest,
-			changelog,
-			tag: `v${manifest.version}`,
-			runningIn: REPOSITORY,
-		});
-		expect(problems).toEqual([
-			`CHANGELOG.md has no "## [${manifest.version}] - YYYY-MM-DD" section`,
-			...packageSourceProblems(manifest, REPOSITORY),
-		]);
-		const released = releaseProblems({
-			manifest,
-			changelog: changelog.replace('## [Unreleased]', `## [${manifest.version}] - 2026-12-01`),
-			tag: `v${manifest.version}`,
-			runningIn: REPOSITORY,
-		});
-		expect(released).toEqual(packageSourceProblems(manifest, REPOSITORY));
+	it("holds package.json's version to a dated CHANGELOG section: refused while the entries wait under [Unreleased], accepted on the release commit", () => {
+		// Cutting a release (docs/releasing.md) moves the [Unreleased] entries under a dated section, and the release
+		// workflow runs these tests on that commit: both states must pass, each with its own answer.
+		const problemsWith = (text: string) =>
+			releaseProblems({
+				manifest,
+				changelog: text,
+				tag: `v${manifest.version}`,
+				runningIn: REPOSITORY,
+			});
+		const missingSection = `CHANGELOG.md has no "## [${manifest.version}] - YYYY-MM-DD" section`;
+		const sourceProblems = packageSourceProblems(manifest, REPOSITORY);
+		if (changelogSection(changelog, manifest.version) === null) {
+			expect(problemsWith(changelog)).toEqual([missingSection, ...sourceProblems]);
+			const dated = changelog.replace('## [Unreleased]', `## [${manifest.version}] - 2026-12-01`);
+			expect(problemsWith(dated)).toEqual(sourceProblems);
+		} else {
+			expect(problemsWith(changelog)).toEqual(sourceProblems);
+		}
 	});
 
 	it('keeps publisher fields either consistent or as placeholders docs/releasing.md tells the publisher to fill', () => {
