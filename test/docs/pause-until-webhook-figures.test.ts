@@ -16,6 +16,7 @@ import {
 	DEADLINE_RETRY_MS,
 	DEADLINE_TRIES_MS,
 	deadlineTimings,
+	EVENT_LIMITS,
 	EVENT_READ_POLICY,
 	FIRST_CHECK_MS,
 	LATER_FIRST_CHECK_MS,
@@ -129,6 +130,8 @@ const FIGURES: Record<string, string[]> = {
 		`more than about ${settleCoversAbout} transcripts to download`,
 		`(${MINUTE / SETTLE_PER_DOWNLOAD_MS} downloads a minute): a check reaching another processor after those ${s(MAX_SETTLE_MS)}`,
 		`(a webhook processor's, at most ${s(MAX_CHECK_INTERVAL_MS)} apart)`,
+		`${WORDS[EVENT_READ_POLICY.maxAttempts]} attempts of ${s(EVENT_READ_POLICY.attemptTimeoutMs as number)} each, at most ${s(EVENT_READ_POLICY.maxRateLimitWaitMs)} waiting for the rate limit, none begun after ${s(EVENT_LIMITS.readsMs)} — so that its answer always goes out inside the service's ${s(SERVICE_WAITS_MS)}`,
+		`(at most ${s(MAX_CHECK_INTERVAL_MS)} apart), whose reads are patient (${s(CHECK_READ_POLICY.attemptTimeoutMs as number)} attempts, ${s(CHECK_READ_POLICY.maxRateLimitWaitMs)} of pacing)`,
 	],
 	'README.md': [
 		`checks ${s(pauser[0])}, ${s(pauser[1])}, ${s(pauser[2])} after the pause, then every ${s(longRunInterval)}`,
