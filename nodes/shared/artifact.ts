@@ -12,11 +12,12 @@ import {
 	formatForMediaType,
 	formatWebVtt,
 	parseContentDisposition,
+	downloadSource,
 	parseSubRip,
-	sourceArtifactFormat,
 	timedCues,
 	type ArtifactFormat,
 	type DownloadFormat,
+	type TranscriptRequest,
 	type SubRipCue,
 	type TimedCue,
 } from '../../src/artifacts';
@@ -29,20 +30,11 @@ export interface ArtifactContext {
 	helpers: Pick<BinaryHelperFunctions, 'prepareBinaryData'>;
 }
 
-/** 'job_default' leaves the choice to the job's output_format. */
-export type ArtifactChoice = DownloadFormat | 'job_default';
-
 export interface FetchedArtifact {
 	format: DownloadFormat;
 	fileName: string;
 	mimeType: string;
 	bytes: Buffer;
-}
-
-/** What one download step is asked for: files in these formats, and the timed cues or not. */
-export interface TranscriptRequest {
-	choices: readonly ArtifactChoice[];
-	cues: boolean;
 }
 
 /** The files in the order of the choices, and the cues when they were asked for. */
@@ -64,7 +56,7 @@ export async function fetchTranscript(
 	request: TranscriptRequest,
 	itemIndex?: number,
 ): Promise<Transcript> {
-	const sources = [...new Set(request.choices.map(sourceOf))];
+	const sources = [...new Set(request.choices.map(downloadSource))];
 	const fetched = await Promise.all(
 		sources.map(async (source) => await fetchArtifact(context, client, jobId, source, itemIndex)),
 	);
@@ -83,16 +75,6 @@ export async function fetchTranscript(
 			: (bySource.get(choice) as FetchedArtifact),
 	);
 	return request.cues ? { files, cues: timedCues(srtCues()) } : { files };
-}
-
-/** How many downloads fetchTranscript makes for a request, at most (Job Default beside cues counted as two). */
-export function downloadsFor(request: TranscriptRequest): number {
-	const sources = new Set(request.choices.map(sourceOf));
-	return sources.size + (request.cues && !sources.has('srt') ? 1 : 0);
-}
-
-function sourceOf(choice: ArtifactChoice): ArtifactFormat | 'job_default' {
-	return choice === 'job_default' ? choice : sourceArtifactFormat(choice);
 }
 
 function readSubRip(

@@ -9,10 +9,11 @@ project_npmrc="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)/.npmrc"
 # variable outranks the .npmrc of the folder an install runs in. The project's `ignore-scripts=true` is for its own
 # `npm ci`; the installs these scripts make live outside the project and follow their own settings (n8n's builds
 # sqlite3 in an install script; the scanner's and n8n-node's .npmrc turn scripts off themselves). So each variable
-# named by a setting of the project's .npmrc is dropped; the user's own npm configuration, read from its files, stays.
+# named by a setting of the project's .npmrc is dropped — also one the user exported under that name; the user's npm
+# configuration files are read again by every npm these scripts start.
 forget_project_npm_config() {
 	local key name
-	while IFS='=' read -r key _; do
+	while IFS='=' read -r key _ || [[ -n "$key" ]]; do
 		key="$(printf '%s' "$key" | tr -d '[:space:]')"
 		[[ "$key" =~ ^[A-Za-z0-9_-]+$ ]] || continue
 		name="$(printf '%s' "$key" | tr 'A-Z-' 'a-z_')"

@@ -29,6 +29,29 @@ export function sourceArtifactFormat(format: DownloadFormat): ArtifactFormat {
 	return format === 'vtt' ? 'srt' : format;
 }
 
+/** A download asked for: a format, or 'job_default', which leaves the choice to the job's output_format. */
+export type ArtifactChoice = DownloadFormat | 'job_default';
+
+/** What one download step is asked for: files in these formats, and the timed cues or not. */
+export interface TranscriptRequest {
+	choices: readonly ArtifactChoice[];
+	cues: boolean;
+}
+
+/** The service's artifact a choice is served from ('job_default' is the job's, unknown until it is served). */
+export function downloadSource(choice: ArtifactChoice): ArtifactFormat | 'job_default' {
+	return choice === 'job_default' ? choice : sourceArtifactFormat(choice);
+}
+
+/**
+ * How many downloads a request costs at most: each of the service's artifacts once (SRT for SRT and WebVTT alike), and
+ * one more SRT for cues beside none (Job Default beside cues counted as two).
+ */
+export function downloadsFor(request: TranscriptRequest): number {
+	const sources = new Set(request.choices.map(downloadSource));
+	return sources.size + (request.cues && !sources.has('srt') ? 1 : 0);
+}
+
 /** `plain_text` is how a job's output_format names the txt artifact (2.3, 2.4). */
 const FORMAT_ALIASES: ReadonlyMap<string, ArtifactFormat> = new Map([['plain_text', 'txt']]);
 

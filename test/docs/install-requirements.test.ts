@@ -93,6 +93,29 @@ describe("package.json's allowScripts", () => {
 	});
 });
 
+/**
+ * Packs, into `dir`, a package whose preinstall writes `marker` into the node_modules/ it is installed in (the script
+ * runs in node_modules/tss-install-script-probe); returns the tarball's path.
+ */
+function packInstallScriptProbe(dir: string, env: NodeJS.ProcessEnv = process.env): string {
+	const probe = path.join(dir, 'probe');
+	mkdirSync(probe, { recursive: true });
+	writeFileSync(
+		path.join(probe, 'package.json'),
+		JSON.stringify({
+			name: 'tss-install-script-probe',
+			version: '1.0.0',
+			scripts: { preinstall: `node -e "require('fs').writeFileSync('../marker', 'ran')"` },
+		}),
+	);
+	const tarball = execFileSync('npm', ['pack', '--silent', '--pack-destination', dir], {
+		cwd: probe,
+		env,
+		encoding: 'utf8',
+	}).trim();
+	return path.join(dir, tarball);
+}
+
 describe("the project's .npmrc", () => {
 	let work: string;
 	beforeAll(() => {
@@ -106,16 +129,7 @@ describe("the project's .npmrc", () => {
 	 */
 	function preinstallRuns(name: string, npmrc: string): boolean {
 		const dir = path.join(work, name);
-		const probe = path.join(dir, 'probe');
-		mkdirSync(probe, { recursive: true });
-		writeFileSync(
-			path.join(probe, 'package.json'),
-			JSON.stringify({
-				name: 'tss-install-script-probe',
-				version: '1.0.0',
-				scripts: { preinstall: `node -e "require('fs').writeFileSync('../marker', 'ran')"` },
-			}),
-		);
+		mkdirSync(dir, { recursive: true });
 		const env = Object.fromEntries(
 			Object.entries(process.env).filter(([key]) => !/^npm_/i.test(key)),
 		);
@@ -124,11 +138,7 @@ describe("the project's .npmrc", () => {
 			writeFileSync(empty, '');
 			env[`npm_config_${level}config`] = empty;
 		}
-		const tarball = execFileSync('npm', ['pack', '--silent', '--pack-destination', dir], {
-			cwd: probe,
-			env,
-			encoding: 'utf8',
-		}).trim();
+		const tarball = packInstallScriptProbe(dir, env);
 		const project = path.join(dir, 'project');
 		mkdirSync(project);
 		writeFileSync(
@@ -137,7 +147,7 @@ describe("the project's .npmrc", () => {
 				name: 'tss-npmrc-check',
 				version: '1.0.0',
 				private: true,
-				dependencies: { 'tss-install-script-probe': `file:../${tarball}` },
+				dependencies: { 'tss-install-script-probe': `file:${tarball}` },
 			}),
 		);
 		writeFileSync(path.join(project, '.npmrc'), npmrc);
@@ -146,7 +156,6 @@ describe("the project's .npmrc", () => {
 			env,
 			stdio: 'pipe',
 		});
-		// The script runs in node_modules/tss-install-script-probe, so '../marker' lands in node_modules/.
 		return existsSync(path.join(project, 'node_modules', 'marker'));
 	}
 
@@ -181,23 +190,7 @@ describe("the installs the project's scripts make outside it", () => {
 	let probeTarball: string;
 	beforeAll(() => {
 		work = mkdtempSync(path.join(tmpdir(), 'tss-nested-install-'));
-		const probe = path.join(work, 'probe');
-		mkdirSync(probe);
-		writeFileSync(
-			path.join(probe, 'package.json'),
-			JSON.stringify({
-				name: 'tss-install-script-probe',
-				version: '1.0.0',
-				scripts: { preinstall: `node -e "require('fs').writeFileSync('../marker', 'ran')"` },
-			}),
-		);
-		probeTarball = path.join(
-			work,
-			execFileSync('npm', ['pack', '--silent', '--pack-destination', work], {
-				cwd: probe,
-				encoding: 'utf8',
-			}).trim(),
-		);
+		probeTarball = packInstallScriptProbe(work);
 	});
 	afterAll(() => rmSync(work, { recursive: true, force: true }));
 

@@ -3,7 +3,7 @@
 // in n8n-core against the sandbox; its SRT (Hebrew, multi-line cues, and a user prompt that puts `<`, `&` and `-->` into
 // the first cue) is read with `subtitle`, and every WebVTT the nodes write is validated by the W3C's parser, which must
 // read back the SRT's times and text. Test keys finish their jobs at once; the paused run's jobs are completed by the
-// sandbox's admin API: nothing here waits for a job on a clock.
+// sandbox's admin API, and its waits (the watcher, the service's deliveries) run on the controlled clock.
 import type { IDataObject, INodeExecutionData, INodeParameters } from 'n8n-workflow';
 
 import type { PublicTranscriptionWebhookEvent } from '../../src/api';

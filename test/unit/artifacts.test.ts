@@ -1,17 +1,16 @@
-// src/artifacts: the artifact formats and their media types (spec 2.4), and reading a Content-Disposition; how many
-// downloads a choice of formats costs (nodes/shared/artifact). Download file
-// names are in file-names.test.ts; the service's side (format selection, writing a Content-Disposition) in
-// service-artifacts.test.ts.
+// src/artifacts: the artifact formats and their media types (spec 2.4), reading a Content-Disposition, and how many
+// downloads a choice of formats costs. Download file names are in file-names.test.ts; the service's side (format
+// selection, writing a Content-Disposition) in service-artifacts.test.ts.
 import contentDisposition from 'content-disposition';
 
 import {
 	ARTIFACT_FORMATS,
 	ARTIFACT_MEDIA_TYPES,
+	downloadsFor,
 	formatForMediaType,
 	normalizeArtifactFormat,
 	parseContentDisposition,
 } from '../../src/artifacts';
-import { downloadsFor } from '../../nodes/shared/artifact';
 
 const DOCX = 'application/vnd.openxmlformats-officedocument.wordprocessingml.document';
 

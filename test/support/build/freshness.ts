@@ -33,7 +33,9 @@ function compiledSources(root: string): string[] {
 	const options: ts.CompilerOptions = { ...parsed.options, noLib: true, types: [] };
 	const host = ts.createCompilerHost(options);
 	const fileExists = host.fileExists.bind(host);
-	host.fileExists = (file) => !file.split(/[\\/]/).includes('node_modules') && fileExists(file);
+	// Relative to the root: a clone that itself lies under some node_modules/ still has sources.
+	host.fileExists = (file) =>
+		!path.relative(root, file).split(/[\\/]/).includes('node_modules') && fileExists(file);
 	const program = ts.createProgram({ rootNames: parsed.fileNames, options, host });
 	return program
 		.getSourceFiles()

@@ -93,7 +93,6 @@ export async function postJson(
 	return { status: response.status, body: parsed };
 }
 
-/** A recording uploaded through the form example (`/form/transcribe`), as a person submits the form. */
 /** What the form example answers (examples/form-transcribe-and-respond.json), as its page shows it. */
 export interface FormAnswerPage {
 	header: string;
@@ -120,6 +119,7 @@ export function formAnswerPage(html: string): FormAnswerPage {
 	return { jobId: unescape(match[1]), header: unescape(match[2]), text: unescape(match[3]) };
 }
 
+/** A recording uploaded through the form example (`/form/transcribe`), as a person submits the form. */
 export async function submitFormRecording(
 	n8nBaseUrl: string,
 	fileName: string,

@@ -6,13 +6,8 @@ import type {
 } from 'n8n-workflow';
 import { NodeOperationError, updateDisplayOptions } from 'n8n-workflow';
 
-import { cleanFileName } from '../../../../src/artifacts';
-import {
-	artifactBinary,
-	fetchTranscript,
-	isTextFormat,
-	type ArtifactChoice,
-} from '../../../shared/artifact';
+import { cleanFileName, type ArtifactChoice } from '../../../../src/artifacts';
+import { artifactBinary, fetchTranscript, isTextFormat } from '../../../shared/artifact';
 import type { TranscriptionServiceClient } from '../../../shared/transport';
 import { artifactFormatOptions } from '../../../shared/vocabulary';
 import { jobIdParameter, jobProperty } from './job-locator';

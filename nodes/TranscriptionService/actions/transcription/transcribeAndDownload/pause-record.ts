@@ -7,7 +7,7 @@ import { randomBytes } from 'crypto';
 import type { IDataObject, INodeExecutionData } from 'n8n-workflow';
 
 import { isDownloadFormat, type DownloadFormat } from '../../../../../src/artifacts';
-import { downloadsFor } from '../../../../shared/artifact';
+import { downloadsFor } from '../../../../../src/artifacts';
 import type { ItemError } from '../../../../shared/errors';
 
 /** 32 random bytes, hex. */
