@@ -1,5 +1,5 @@
 // The jobs a status's search saw dated within the first activation's zone (seconds either side of it): whether each
-// one ended before or after the activation is not told by its date, so the count decides (status-poll.ts,
+// one ended before or after the activation is not told by its date, so the count decides (owed-count.ts,
 // resolveCompletePass), taking the newest. Kept between polls in the stored scan, newest first, at most MAX_AMBIGUOUS.
 import type { DueJob } from './list';
 import { MAX_AMBIGUOUS } from './state';

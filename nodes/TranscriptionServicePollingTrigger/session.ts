@@ -1,7 +1,8 @@
 // One poll, decided without I/O: which list requests to make, what their answers mean, which jobs to emit and what to
 // store. The node (poll.ts) makes the requests; every rule is tested against simulated lists. The list's order is not
 // specified and its cursor is an offset, so nothing here depends on where a job sits: each status's part is a
-// StatusPoll (status-poll.ts), and what is accounted for across statuses is the Cutoff (cutoff.ts).
+// StatusPoll (status-poll.ts, reading its list) over an OwedCount (owed-count.ts, what it owes), and what is accounted
+// for across statuses is the Cutoff (cutoff.ts).
 //
 // The cutoff trails the latest emitted job by OVERLAP_MS, so a job the service lists late (replication lag, a worker's
 // clock) is still caught; it moves up only as far as the polls have proved nothing owed is older (a poll that left
@@ -20,7 +21,8 @@ import {
 	type AccountState,
 	type PollState,
 } from './state';
-import { LOCAL_ZONE_MS, StatusPoll, ZONE_MS, type PageClock } from './status-poll';
+import { LOCAL_ZONE_MS, ZONE_MS, type PageClock } from './owed-count';
+import { StatusPoll } from './status-poll';
 
 /** The resolution of the HTTP Date header. */
 const SECOND_MS = 1000;

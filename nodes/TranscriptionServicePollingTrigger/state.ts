@@ -56,7 +56,7 @@ export interface StatusState {
 	clear: number;
 	/**
 	 * How many jobs `known` may be counted short by: jobs dated within the first activation's second that the
-	 * activation's Date decided were new when the count could not (status-poll.ts, decideByDate). Absent when none.
+	 * activation's Date decided were new when the count could not (owed-count.ts, decideByDate). Absent when none.
 	 */
 	doubt?: number;
 	/** A search not finished within one poll. */

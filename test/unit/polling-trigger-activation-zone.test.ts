@@ -7,7 +7,7 @@ import type { PollState } from '../../nodes/TranscriptionServicePollingTrigger/s
 import {
 	MAX_SEARCH_PASSES,
 	ZONE_MS,
-} from '../../nodes/TranscriptionServicePollingTrigger/status-poll';
+} from '../../nodes/TranscriptionServicePollingTrigger/owed-count';
 import { mulberry32 } from '../../sandbox/random';
 import {
 	SIM_ORDERS,

@@ -1,7 +1,7 @@
 // The Polling Trigger's first activation (nodes/TranscriptionServicePollingTrigger/session.ts), driven against a model
 // of GET /transcriptions in every list order: it starts from the service's now, whatever n8n's clock says, and emits
 // only what ends after. The jobs dated within seconds of it are polling-trigger-activation-zone.test.ts's.
-import { ZONE_MS } from '../../nodes/TranscriptionServicePollingTrigger/status-poll';
+import { ZONE_MS } from '../../nodes/TranscriptionServicePollingTrigger/owed-count';
 import { type PollState } from '../../nodes/TranscriptionServicePollingTrigger/state';
 import {
 	keys,
