@@ -1,9 +1,7 @@
 import type { INodeProperties } from 'n8n-workflow';
 
-import { artifactProperties } from '../shared/event-properties';
+import { artifactProperties, eventsProperty } from '../shared/event-properties';
 import { pollingEventOptions } from '../shared/vocabulary';
-
-export const DEFAULT_MAX_REQUESTS = 10;
 
 export const properties: INodeProperties[] = [
 	{
@@ -14,11 +12,7 @@ export const properties: INodeProperties[] = [
 		default: '',
 	},
 	{
-		displayName: 'Events',
-		name: 'events',
-		type: 'multiOptions',
-		required: true,
-		default: ['transcription.completed', 'transcription.failed'],
+		...eventsProperty,
 		description: 'Which finished jobs start the workflow',
 		options: pollingEventOptions,
 	},
@@ -34,7 +28,7 @@ export const properties: INodeProperties[] = [
 				displayName: 'Max Requests per Poll',
 				name: 'maxRequests',
 				type: 'number',
-				default: DEFAULT_MAX_REQUESTS,
+				default: 10,
 				typeOptions: { minValue: 4, maxValue: 100 },
 				description:
 					'The most list requests one poll makes: one per selected event, and at least one more to search further. A search that needs more — a job that finished long after many newer ones, on an account with thousands of jobs — goes on at the next poll; no job is skipped.',

@@ -9,8 +9,8 @@ import {
 	EVENT_ARTIFACT_RETRY_POLICY,
 	eventItemJson,
 	withEventArtifact,
-	type EventArtifact,
 } from '../shared/event-item';
+import type { ArtifactDownload } from '../shared/event-properties';
 import { TranscriptionServiceClient } from '../shared/transport';
 import { pollingEventType } from '../shared/vocabulary';
 import type { DueJob } from './list';
@@ -44,11 +44,6 @@ export function polledEvent(job: DueJob, baseUrl: string, pathPrefix: string): W
 			artifact: job.status === 'completed' ? link('getTranscriptionArtifact') : null,
 		},
 	} as unknown as WebhookEventBody;
-}
-
-/** Whether a poll downloads each completed job's transcript into its item, and how. */
-export interface ArtifactDownload extends EventArtifact {
-	download: boolean;
 }
 
 export async function jobItems(

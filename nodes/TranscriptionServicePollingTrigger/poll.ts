@@ -6,19 +6,26 @@ import { createHash } from 'crypto';
 import {
 	NodeApiError,
 	NodeOperationError,
+	type IDataObject,
 	type INodeExecutionData,
 	type IPollFunctions,
 } from 'n8n-workflow';
 
 import type { PublicAccountResponse } from '../../src/api';
-import type { ArtifactFormat } from '../../src/artifacts';
 import { DEFAULT_RETRY_POLICY } from '../../src/client';
 import { itemErrorOf } from '../shared/errors';
+import {
+	readArtifactDownload,
+	readField,
+	readOption,
+	type ArtifactDownload,
+	type ReadParameter,
+} from '../shared/event-properties';
 import { requestListPage, type ListAnswer } from '../shared/job-list';
 import { TranscriptionServiceClient } from '../shared/transport';
 import { pollingEventType } from '../shared/vocabulary';
-import { DEFAULT_MAX_REQUESTS } from './description';
-import { jobItems, type ArtifactDownload } from './items';
+import { properties } from './description';
+import { jobItems } from './items';
 import { POLLED_STATUSES, type PolledStatus } from './list';
 import { NewestJobSearch } from './fetch-test-event';
 import { PollSession } from './session';
@@ -188,7 +195,8 @@ function isTransient(error: unknown): boolean {
 }
 
 function readSettings(context: IPollFunctions): Settings {
-	const events = context.getNodeParameter('events', []) as unknown;
+	const read: ReadParameter = (name, unset) => context.getNodeParameter(name, unset);
+	const events = readField(read, properties, 'events');
 	const statuses = POLLED_STATUSES.filter(
 		(status) => Array.isArray(events) && events.includes(pollingEventType(status)),
 	);
@@ -198,8 +206,8 @@ function readSettings(context: IPollFunctions): Settings {
 				'Events: Transcription Completed, Transcription Failed or Transcription Cancelled.',
 		});
 	}
-	const options = context.getNodeParameter('options', {}) as { maxRequests?: number };
-	const maxRequests = Math.floor(options.maxRequests ?? DEFAULT_MAX_REQUESTS);
+	const options = context.getNodeParameter('options', {}) as IDataObject;
+	const maxRequests = Math.floor(Number(readOption(options, properties, 'options', 'maxRequests')));
 	// The first page of each selected status is read every poll; a search needs at least one more request.
 	if (!Number.isFinite(maxRequests) || maxRequests < statuses.length + 1) {
 		throw new NodeOperationError(
@@ -210,10 +218,6 @@ function readSettings(context: IPollFunctions): Settings {
 	return {
 		statuses,
 		maxRequests,
-		artifact: {
-			download: context.getNodeParameter('downloadArtifact', false) as boolean,
-			format: context.getNodeParameter('artifactFormat', 'srt') as ArtifactFormat,
-			binaryPropertyName: String(context.getNodeParameter('binaryPropertyName', 'data')).trim(),
-		},
+		artifact: readArtifactDownload(read),
 	};
 }
