@@ -7,7 +7,7 @@
 // The cutoff trails the latest emitted job by OVERLAP_MS, so a job the service lists late (replication lag, a worker's
 // clock) is still caught; it moves up only as far as the polls have proved nothing owed is older (a poll that left
 // nothing owed, or a search that read the whole list: `clear`, state.ts), so it never passes a job a search has not
-// found yet, and never goes below `since`, the service time of the first activation. Bounded state slows a backlog
+// found yet, and never goes below `since`, where the status's first poll started (owed-count.ts). Bounded state slows a backlog
 // down, and never drops a job: a found job a poll cannot keep keeps the cutoff below it and is found again.
 import { LIST_PAGE_SIZE } from '../../src/client';
 import { Cutoff } from './cutoff';
@@ -21,11 +21,9 @@ import {
 	type AccountState,
 	type PollState,
 } from './state';
-import { LOCAL_ZONE_MS, ZONE_MS, type PageClock } from './owed-count';
+import { DATE_RESOLUTION_MS, LOCAL_CLOCK_SKEW_MS, type PageClock } from './owed-count';
 import { StatusPoll } from './status-poll';
 
-/** The resolution of the HTTP Date header. */
-const SECOND_MS = 1000;
 /** Remarks kept per poll. */
 const MAX_NOTES = 20;
 
@@ -141,13 +139,8 @@ export class PollSession {
 		const onServiceClock = serviceNowMs !== undefined && Number.isFinite(serviceNowMs);
 		if (onServiceClock) this.serviceNow = Math.max(this.serviceNow ?? serviceNowMs, serviceNowMs);
 		const clock: PageClock = onServiceClock
-			? { now: serviceNowMs, resolution: SECOND_MS, zone: ZONE_MS, serviceFloor: serviceNowMs }
-			: {
-					now: this.localNowMs,
-					resolution: LOCAL_ZONE_MS,
-					zone: LOCAL_ZONE_MS,
-					serviceFloor: undefined,
-				};
+			? { now: serviceNowMs, resolution: DATE_RESOLUTION_MS, serviceFloor: serviceNowMs }
+			: { now: this.localNowMs, resolution: LOCAL_CLOCK_SKEW_MS, serviceFloor: undefined };
 		this.part(request.status).apply(request, answer, clock);
 	}
 
@@ -190,7 +183,10 @@ export class PollSession {
 			if (emit.length < this.settings.maxItems && this.cutoff.admits(job, state)) emit.push(job);
 			else (state.pending ??= []).push([job.job_id, job.updated_at]);
 		}
-		const maxLatest = (this.serviceNow ?? this.localNowMs) + ZONE_MS;
+		const maxLatest =
+			this.serviceNow === undefined
+				? this.localNowMs + LOCAL_CLOCK_SKEW_MS
+				: this.serviceNow + DATE_RESOLUTION_MS;
 		for (const job of emit) {
 			const state = this.part(job.status).state;
 			if (state) state.known++;

@@ -111,7 +111,6 @@ describe('garbled list answers', () => {
 		expect(trigger.storedState()?.statuses.failed).toEqual({
 			known: 0,
 			since: expect.any(Number),
-			zoneEnd: expect.any(Number),
 			clear: 0,
 		});
 

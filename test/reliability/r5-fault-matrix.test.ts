@@ -869,7 +869,7 @@ async function runPollingLoad(load: PollingLoad, index: number) {
 				`worst lag ${worstLagMinutes} min (a job's end to the poll that emitted it, on the service's clock)`,
 				`peak backlog ${account.peakBacklog} jobs`,
 				load.account?.busyActivation
-					? `${account.endedDuringPaging} jobs ended during a poll's paging; the job that ended 40 ms before the activation ${account.trigger.items().some((item) => item.json.job_id === account.endedBeforeActivation) ? 'was' : 'was not'} emitted`
+					? `${account.endedDuringPaging} jobs ended during a poll's paging; of the jobs that ended 40 ms before the activation and 300 ms after it, within its second, ${account.trigger.items().filter((item) => account.endedBeforeStart.includes(String(item.json.job_id))).length} emitted`
 					: 'no fault: the load is the condition',
 				...outcome.reasons,
 				...(outcome.lost.length ? [`lost: ${outcome.lost.join(', ')}`] : []),

@@ -49,8 +49,9 @@ export interface PolledAccountOptions {
 	/** The node's Events (completed and failed unless told). */
 	events?: string[];
 	/**
-	 * The account is busy at the first activation: one job ends 40 ms before it and one 300 ms after it (created first,
-	 * deep in the list), and while `busy` is on a job ends before the first search page of every poll.
+	 * The account is busy at the first activation: one job ends 40 ms before it, one 300 ms after it (within the
+	 * activation's second, which the trigger starts after) and one 0.75 s after it, in the next second (all three
+	 * created first, deep in the list), and while `busy` is on a job ends before the first search page of every poll.
 	 */
 	busyActivation?: boolean;
 }
@@ -77,8 +78,8 @@ export class PolledAccount {
 	busy = false;
 	/** busyActivation: jobs that ended during a poll's paging. */
 	endedDuringPaging = 0;
-	/** busyActivation: the job that ended just before the activation (never to be emitted). */
-	endedBeforeActivation: string | undefined;
+	/** busyActivation: the jobs that ended just before the activation and within its second (never to be emitted). */
+	endedBeforeStart: string[] = [];
 	/** Whether the trigger downloads artifacts (judge compares their bytes). */
 	private downloads = true;
 	private busyPoll = -1;
@@ -143,7 +144,7 @@ export class PolledAccount {
 		account.closeGate = gate.close;
 		account.downloads = options.downloadArtifact ?? true;
 		const aroundActivation = options.busyActivation
-			? (await held(admin, key.account_id, 2)).job_ids
+			? (await held(admin, key.account_id, 3)).job_ids
 			: [];
 		await admin.seedJobs({ account_id: key.account_id, count: options.history ?? HISTORY_JOBS });
 		await admin.seedJobs({ account_id: key.account_id, count: 20, status: 'failed' });
@@ -151,13 +152,15 @@ export class PolledAccount {
 		await admin.advanceClock(3600);
 		if (options.busyActivation) {
 			account.running.push(...(await held(admin, key.account_id, BUSY_JOBS)).job_ids);
-			const [before, after] = aroundActivation;
+			const [before, sameSecond, after] = aroundActivation;
 			account.advanceToPhase(0, 260);
 			await admin.completeJob(before);
-			account.endedBeforeActivation = before;
 			account.advanceToPhase(0, 300);
 			await trigger.activate();
 			account.advanceToPhase(0, 600);
+			await admin.completeJob(sameSecond);
+			account.endedBeforeStart.push(before, sameSecond);
+			account.advanceToPhase(0, 50);
 			await admin.completeJob(after);
 			account.ended.add(after);
 			account.busy = true;
