@@ -6,7 +6,7 @@ import { pollingEventOptions } from '../shared/vocabulary';
 export const properties: INodeProperties[] = [
 	{
 		displayName:
-			'Checks the service for finished transcriptions at the Poll Times below, so it works where the service cannot reach n8n (a laptop, a home server, a company network). Each job is emitted once, starting with the jobs that finish after activation. Where n8n has a public HTTPS URL, the Transcription Service Trigger (webhook) is faster and makes no requests.',
+			"Checks the service for finished transcriptions at the Poll Times below, so it works where the service cannot reach n8n (a laptop, a home server, a company network). Each job is emitted once, starting with the jobs that finish after activation. A backlog drains at the pace of the account's rate limits whatever the Poll Times: a poll keeps working until it has caught up or the next tick comes near. Where n8n has a public HTTPS URL, the Transcription Service Trigger (webhook) is faster and makes no requests.",
 		name: 'pollingNotice',
 		type: 'notice',
 		default: '',
@@ -25,13 +25,13 @@ export const properties: INodeProperties[] = [
 		default: {},
 		options: [
 			{
-				displayName: 'Max Requests per Poll',
-				name: 'maxRequests',
+				displayName: 'Share of Rate Limits (%)',
+				name: 'rateLimitShare',
 				type: 'number',
-				default: 10,
-				typeOptions: { minValue: 4, maxValue: 100 },
+				default: 50,
+				typeOptions: { minValue: 1, maxValue: 100 },
 				description:
-					'The most list requests one poll makes: one per selected event, and at least one more to search further. A search that needs more — a job that finished long after many newer ones, on an account with thousands of jobs — goes on at the next poll; no job is skipped.',
+					"How much of the account's per-minute rate limits this trigger may use to catch up: list reads and, with Download Artifact, transcript downloads. The rest of each minute is left to the account's other workflows. At 50% a backlog drains at half the account's download limit (30 transcripts a minute on a 60-a-minute plan), faster than one account can start jobs; between ticks of the Poll Times, a poll keeps working until it is caught up or the next tick comes near.",
 			},
 		],
 	},

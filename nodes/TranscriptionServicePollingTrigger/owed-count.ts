@@ -59,6 +59,15 @@ export class OwedCount {
 		this.found = new Map(pending);
 	}
 
+	/**
+	 * A job found by an earlier session of this poll and not kept: still owed, and the cutoff stayed at or below it
+	 * (closeFound), so it is found again.
+	 */
+	carry(job: DueJob): void {
+		if (!this.state || this.cutoff.isAccounted(this.status, job.job_id)) return;
+		this.found.set(job.job_id, job);
+	}
+
 	/** Jobs the service counts that are neither accounted for nor found. */
 	remaining(): number {
 		return this.total - (this.state?.known ?? this.total) - this.found.size;

@@ -48,6 +48,11 @@ export interface PollOutcome {
 	requests: number;
 	/** Jobs found due but left for the next poll (maxItems). */
 	deferred: number;
+	/**
+	 * Found jobs beyond what the state keeps (MAX_PENDING), newest: the stored state owes them, and a poll that goes on
+	 * may hand them to its next session instead of searching for them again.
+	 */
+	dropped: DueJob[];
 	/** Searches carried to the next poll. */
 	searching: PolledStatus[];
 	/** Every job the service counts in a selected status is accounted for (nothing searched, nothing left over). */
@@ -76,10 +81,15 @@ export class PollSession {
 	private interrupted = false;
 	private serviceNow: number | undefined;
 
+	/**
+	 * `carried`: jobs an earlier session of the same poll found and could not keep (its outcome's `dropped`), found
+	 * again without a request.
+	 */
 	constructor(
 		stored: unknown,
 		private readonly settings: PollSettings,
 		private readonly localNowMs: number,
+		carried: readonly DueJob[] = [],
 	) {
 		const parsed = parseStates(stored);
 		if (stored !== undefined && stored !== null && !parsed) {
@@ -105,6 +115,7 @@ export class PollSession {
 			(status) => new StatusPoll(status, this.state.statuses[status], this.cutoff, note),
 		);
 		this.hasHistory = this.parts.some((part) => part.state !== undefined);
+		for (const job of carried) this.parts.find((part) => part.status === job.status)?.carry(job);
 		this.searchTurn = this.state.turn % Math.max(1, this.parts.length);
 	}
 
@@ -165,8 +176,9 @@ export class PollSession {
 		const others = due.filter((job) => job.updatedAtMs >= this.cutoffOf(job.status));
 		const room = Math.max(0, MAX_PENDING - belowCutoff.length);
 		const kept = new Set([...belowCutoff, ...others.slice(0, room)]);
+		const dropped = others.slice(room);
 		for (const part of this.parts) {
-			part.closeFound(others.slice(room).filter((job) => job.status === part.status));
+			part.closeFound(dropped.filter((job) => job.status === part.status));
 		}
 		const statuses: AccountState['statuses'] = {};
 		for (const part of this.parts) {
@@ -205,6 +217,7 @@ export class PollSession {
 			emit,
 			requests: this.requests,
 			deferred: due.length - emit.length,
+			dropped,
 			settled,
 			searching: this.parts.filter((part) => part.state?.scan).map((part) => part.status),
 			unreadable: this.parts.filter((part) => part.unreadable).map((part) => part.status),

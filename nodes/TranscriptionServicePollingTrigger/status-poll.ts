@@ -48,6 +48,11 @@ export class StatusPoll {
 		return this.count.found;
 	}
 
+	/** A job an earlier session of this poll found and could not keep: found again. */
+	carry(job: DueJob): void {
+		this.count.carry(job);
+	}
+
 	/** Every job the service counts in this status is accounted for. */
 	isSettled(): boolean {
 		return this.firstPageRead && !this.unreadable && this.count.isExplained();
@@ -133,7 +138,7 @@ export class StatusPoll {
 		const scan = this.count.firstPage(jobs, total, clock);
 		if (!scan) return;
 		this.searching = true;
-		// Bounded by the poll's request budget (Max Requests per Poll), shared with the other statuses.
+		// Bounded by the round's request budget (its share of the account's reads), shared with the other statuses.
 		this.walk = new ListWalk(
 			{ from: 'both_ends', status: this.status, maxPages: Number.POSITIVE_INFINITY },
 			scan,

@@ -100,7 +100,7 @@ describe('the first activation on a busy account', () => {
 		});
 		try {
 			const trigger = await PollingTriggerUnderTest.start({
-				parameters: { events: ['transcription.completed'], options: { maxRequests: 4 } },
+				parameters: { events: ['transcription.completed'] },
 				credentials: { apiKey: key, baseUrl: gate.baseUrl },
 			});
 			advanceTo(MINUTE_SECONDS, 300);
