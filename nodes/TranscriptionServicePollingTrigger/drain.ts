@@ -109,13 +109,14 @@ export async function drain(
 	};
 	let carried: DueJob[] = [];
 	let readsUntil = Number.NEGATIVE_INFINITY;
+	let lastMaxItems = 0;
 
 	for (;;) {
 		const now = Date.now();
 		const last = summary.last;
-		// Found jobs none of which the last round could emit (held back until the cutoff rises): read again in a new
-		// window of the reads bucket, which is what moves the cutoff.
-		const heldBack = !!last && last.emit.length === 0 && last.deferred > 0;
+		// Found jobs none of which the last round could emit though it could emit some (held back until the cutoff
+		// rises): read again in a new window of the reads bucket, which is what moves the cutoff.
+		const heldBack = !!last && lastMaxItems > 0 && last.emit.length === 0 && last.deferred > 0;
 		const atHand = last && !heldBack ? last.deferred : 0;
 		// Read the list at the start, in each new window of the reads bucket, and while a search goes on; otherwise the
 		// round only emits what earlier rounds found.
@@ -159,6 +160,7 @@ export async function drain(
 			summary,
 		});
 		staticData.poll = outcome.state;
+		lastMaxItems = maxItems;
 		summary.rounds++;
 		summary.requests += outcome.requests;
 		summary.last = outcome;
@@ -222,8 +224,10 @@ async function round(
 	);
 	// With no state at all this is the first activation: a failure there fails the activation, with its reason.
 	const firstActivation = !session.hasHistory;
+	// The first pages are read whatever the time: without them a poll learns nothing.
+	let made = 0;
 	for (let request = session.next(); request; request = session.next()) {
-		if (!firstActivation && Date.now() >= input.workUntilMs) break;
+		if (made++ >= settings.statuses.length && Date.now() >= input.workUntilMs) break;
 		let answer: ListAnswer;
 		try {
 			answer = await requestListPage(client, request);

@@ -53,11 +53,12 @@ function everyStep(step: number, range: number): number {
 
 /**
  * How long a poll may go on starting requests: until the next tick (`gapMs` after it began) or n8n's budget, whichever
- * comes first, less a margin for what is still under way then — a tenth of that time, between 5 seconds and a minute.
+ * comes first, less a margin for what is still under way then — a tenth of that time, between 5 seconds (half the time
+ * at most) and a minute.
  */
 export function pollWorkMs(gapMs: number, budgetMs: number | undefined): number {
 	const span = Math.min(gapMs, budgetMs ?? Number.POSITIVE_INFINITY);
-	const margin = Math.min(MINUTE_MS, Math.max(5 * SECOND_MS, span / 10));
+	const margin = Math.min(MINUTE_MS, Math.max(Math.min(5 * SECOND_MS, span / 2), span / 10));
 	return Math.max(0, span - margin);
 }
 

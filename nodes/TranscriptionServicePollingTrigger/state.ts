@@ -10,17 +10,19 @@ import { isPolledStatus, type PolledStatus } from './list';
 const STATE_VERSION = 2;
 
 // Every collection stored is bounded, whatever the service answers (a page holds at most the limit asked for,
-// src/client/pagination.ts): per account at most RECENT_LIMIT + MAX_PENDING = 6,000 job entries, each its job_id and
+// src/client/pagination.ts): per account at most RECENT_LIMIT + MAX_PENDING = 16,000 job entries, each its job_id and
 // a time (`recent`: id + 19 bytes of JSON; `pending`: id + 32). With the sandbox's 28-character ids that is at most
-// ~300 KB per account, with ids of the longest the pack accepts (256) ~1.7 MB, and MAX_ACCOUNTS times that in all; in
-// practice an account's state holds what was emitted within the overlap (a few KB;
-// test/engine/polling-trigger-faults.test.ts measures it). A bound never drops a job: what does not fit waits.
+// ~800 KB per account, with ids of the longest the pack accepts (256) ~4.5 MB, and MAX_ACCOUNTS times that in all; in
+// practice an account's state holds what was emitted within the overlap (a few KB; 470 KB right after a burst of 10,000
+// jobs, bench P6). A bound never drops a job: what does not fit waits.
 
 /**
- * Accounted jobs kept at or after the cutoff, to make the overlap exact. When a backlog has filled it, emitting a job
- * that would join it waits until the cutoff has risen (cutoff.ts, Cutoff.admits): slower, never a job lost.
+ * Accounted jobs kept at or after the cutoff, to make the overlap exact: every job emitted within the overlap, so a
+ * burst of up to this many completions drains at the account's pace. When a backlog has filled it, emitting a job that
+ * would join it waits until the cutoff has risen (cutoff.ts, Cutoff.admits): slower, never a job lost — unless more
+ * than this many jobs share one updated_at to the millisecond, which the cutoff cannot pass one by one.
  */
-export const RECENT_LIMIT = 5000;
+export const RECENT_LIMIT = 15_000;
 /**
  * Found jobs a poll keeps, the ones it emits included; the rest wait for the next polls, oldest kept. The ones beyond
  * are not lost: the count still owes them, the cutoff stays below them, and a later poll's search finds them again.

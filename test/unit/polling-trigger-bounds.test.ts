@@ -53,6 +53,33 @@ describe('bounded work', () => {
 		expect(trigger.emittedKeys()).toEqual(keys(jobs, 'completed'));
 	});
 
+	test(`more jobs emitted within the overlap than the ${RECENT_LIMIT.toLocaleString('en-US')} remembered: the next wait until the cutoff rises, none dropped`, () => {
+		const service = new SimService('newest_first');
+		for (const job of service.create(300)) service.finish(job, 'completed');
+		service.advance(MINUTE);
+		const trigger = new SimTrigger(service, { maxRequests: 400, maxItems: 100_000 });
+		trigger.activate();
+		service.advance(MINUTE);
+		const burst = service.create(RECENT_LIMIT + 2000);
+		for (const job of burst) {
+			service.advance(1);
+			service.finish(job, 'completed');
+		}
+		service.advance(MINUTE);
+		// Rounds of one poll, each carrying what the last found and could not keep (the node's drain.ts).
+		const notes: string[] = [];
+		for (let round = 0; round < 40; round++) notes.push(...trigger.poll({ carry: true }).notes);
+		expect(trigger.emitted).toHaveLength(RECENT_LIMIT);
+		expect(notes.join('\n')).toMatch(/newer jobs wait until the cutoff rises/);
+		expect(Object.values((trigger.memory as PollState).recent).flat()).toHaveLength(RECENT_LIMIT);
+		// Within the overlap the cutoff stays below the burst: nothing more goes out, and nothing is dropped.
+		service.advance(5 * MINUTE);
+		expect(trigger.poll().emit).toHaveLength(0);
+		service.advance(OVERLAP_MS);
+		trigger.pollUntilSettled(20);
+		expect(sorted(trigger.emittedKeys())).toEqual(sorted(keys(burst, 'completed')));
+	});
+
 	test('the stored state stays small on a 10,000-job account with 1,500 recent completions', () => {
 		const service = new SimService('oldest_first');
 		for (const job of service.create(10_000)) service.finish(job, 'completed');

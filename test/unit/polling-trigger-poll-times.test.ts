@@ -90,6 +90,8 @@ describe('pollWorkMs', () => {
 		[DAY - HOUR, undefined, DAY - HOUR - MINUTE],
 		[HOUR, 5 * MINUTE, 4.5 * MINUTE],
 		[HOUR, 45_000, 40_000],
+		[5_000, undefined, 2_500],
+		[8_000, undefined, 4_000],
 	])('a gap of %i ms and n8n budget %s: works %i ms', (gap, budget, work) => {
 		expect(pollWorkMs(gap, budget)).toBe(work);
 	});

@@ -557,6 +557,8 @@ export async function startRecordingProxy(
 		if (reply) {
 			exchange.status = reply.status;
 			exchange.responseHeaders = reply.headers;
+			// Exactly the headers given: no Date of Node's own, which reads this machine's clock, not the service's.
+			outgoing.sendDate = false;
 			outgoing.writeHead(reply.status, reply.headers);
 			outgoing.end(reply.body);
 			return;
@@ -572,6 +574,8 @@ export async function startRecordingProxy(
 			(answer) => {
 				exchange.status = answer.statusCode;
 				exchange.responseHeaders = answer.headers;
+				// The answer's own headers: no Date of Node's (this machine's clock) where it has none.
+				outgoing.sendDate = false;
 				outgoing.writeHead(answer.statusCode ?? 502, answer.headers);
 				answer.pipe(outgoing);
 			},

@@ -211,6 +211,8 @@ export async function startListGate(
 						headers: { ...incoming.headers, host: target.host },
 					},
 					(answer) => {
+						// The answer's own headers: no Date of Node's (this machine's clock) where it has none.
+						outgoing.sendDate = false;
 						outgoing.writeHead(answer.statusCode ?? 502, answer.headers);
 						answer.pipe(outgoing);
 					},
