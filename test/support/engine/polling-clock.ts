@@ -17,6 +17,12 @@ const sleepModule = createRequire(__filename)('n8n-workflow/dist/cjs/utils.js') 
 	sleepWithAbort?: Sleep;
 };
 
+/** Work due at a moment of the clock (jobs that end then): run when the clock passes it. */
+interface Due {
+	atMs: number;
+	run: () => Promise<void>;
+}
+
 export class PollingClock {
 	/** Milliseconds the poll's own waits have moved the clock on, in all. */
 	slept = 0;
@@ -24,6 +30,8 @@ export class PollingClock {
 	private readonly realNow = Date.now.bind(Date);
 	private readonly realSleep = sleepModule.sleep;
 	private readonly sandboxClocks: SandboxClock[] = [];
+	/** Ordered by time, then by when it was asked for. */
+	private readonly due: Due[] = [];
 
 	/** Starts at the real time, whole seconds. */
 	constructor() {
@@ -47,6 +55,23 @@ export class PollingClock {
 		this.advance(seconds * 1000 + ((phaseMs - into + 1000) % 1000 || 1000));
 	}
 
+	/** `run` when the clock reaches `atMs` (at once when it has): in order, before the clock moves past it. */
+	at(atMs: number, run: () => Promise<void>): void {
+		let index = this.due.length;
+		while (index > 0 && this.due[index - 1].atMs > atMs) index--;
+		this.due.splice(index, 0, { atMs, run });
+	}
+
+	/** Moves the clock to `targetMs`, running what is due on the way at its own moment. */
+	async passTo(targetMs: number): Promise<void> {
+		while (this.due.length > 0 && this.due[0].atMs <= targetMs) {
+			const next = this.due.shift()!;
+			if (next.atMs > this.nowMs) this.advance(next.atMs - this.nowMs);
+			await next.run();
+		}
+		if (targetMs > this.nowMs) this.advance(targetMs - this.nowMs);
+	}
+
 	/** Runs the sandbox's due work whenever this clock moves (its clock must read this one). */
 	drives(clock: SandboxClock): void {
 		this.sandboxClocks.push(clock);
@@ -58,7 +83,7 @@ export class PollingClock {
 		sleepModule.sleep = async (ms, signal) => {
 			if (signal) return await this.realSleep(ms, signal);
 			this.slept += Math.max(0, ms);
-			this.advance(Math.max(0, ms));
+			await this.passTo(this.nowMs + Math.max(0, ms));
 			// Let whatever was waiting for the same moment run first, as a timer would.
 			await new Promise((resolve) => setImmediate(resolve));
 		};
