@@ -6,8 +6,6 @@
 // 40 ms before it, 300 ms after it within the second its answer names, and 0.75 s after it in the next second — and
 // while the account is busy a job ends before half of the list requests, so jobs join the list while a poll reads it. Each job that ended from the end
 // of the activation's second on is to be emitted once; none that ended before it.
-import type { INodeExecutionData } from 'n8n-workflow';
-
 import { OVERLAP_MS } from '../../../nodes/TranscriptionServicePollingTrigger/cutoff';
 import { SandboxAdmin } from '../../../sandbox/admin-client';
 import { mulberry32 } from '../../../sandbox/random';
@@ -15,6 +13,7 @@ import { startSandbox, type RunningSandbox } from '../../../sandbox/server';
 import { startRecordingProxy, type RecordingProxy } from '../engine/harness';
 import { PollingClock } from '../engine/polling-clock';
 import { PollingTriggerUnderTest, startListGate } from '../engine/polling-harness';
+import { countEmissions } from './polled-load';
 
 const MINUTE_MS = 60_000;
 const PAGE = 100;
@@ -185,8 +184,13 @@ export async function runListedLate(run: ListedLateRun): Promise<ListedLateResul
 			quiet = (await trigger.poll()) === null ? quiet + 1 : 0;
 		}
 
+		const { jobs, lost, duplicated, stalled, reasons } = countEmissions(trigger, ended);
 		return {
-			...judge(trigger.items(), ended, trigger),
+			jobs,
+			lost,
+			duplicated,
+			stalled,
+			reasons,
 			endedWhileBusy,
 			listedLate: delays.filter((delay) => delay > 0).length,
 			longestListingDelayMs: Math.max(...delays),
@@ -198,36 +202,4 @@ export async function runListedLate(run: ListedLateRun): Promise<ListedLateResul
 		await sandbox?.close();
 		clock.uninstall();
 	}
-}
-
-function judge(
-	items: INodeExecutionData[],
-	ended: Set<string>,
-	trigger: PollingTriggerUnderTest,
-): Pick<ListedLateResult, 'jobs' | 'lost' | 'duplicated' | 'stalled' | 'reasons'> {
-	const counts = new Map<string, number>();
-	for (const item of items) {
-		const jobId = String(item.json.job_id);
-		counts.set(jobId, (counts.get(jobId) ?? 0) + 1);
-	}
-	const state = trigger.storedState();
-	const stillOwed = Object.values(state?.statuses ?? {}).some(
-		(status) => status?.scan !== undefined || (status?.pending?.length ?? 0) > 0,
-	);
-	const result = {
-		jobs: ended.size,
-		lost: [] as string[],
-		duplicated: [] as string[],
-		stalled: [] as string[],
-		reasons: [] as string[],
-	};
-	for (const [jobId, count] of counts) {
-		if (!ended.has(jobId))
-			result.reasons.push(`${jobId}: emitted, but it ended before the activation's start`);
-		for (let extra = 1; extra < count; extra++) result.duplicated.push(jobId);
-	}
-	for (const jobId of ended) {
-		if (!counts.has(jobId)) (stillOwed ? result.stalled : result.lost).push(jobId);
-	}
-	return result;
 }

@@ -320,6 +320,54 @@ export async function runPolledLoad(load: PolledLoad): Promise<PolledLoadResult>
 	}
 }
 
+export interface Emissions {
+	jobs: number;
+	lost: string[];
+	duplicated: string[];
+	stalled: string[];
+	/** Things emitted that should not have been, or not as they should. */
+	reasons: string[];
+	/** Each job's first item. */
+	first: Map<string, INodeExecutionData>;
+}
+
+/**
+ * Each job of `ended` emitted once and nothing else: a job not emitted is stalled while the stored state still owes a
+ * search or waiting jobs, else lost; an item beyond a job's first is a duplicate.
+ */
+export function countEmissions(
+	trigger: PollingTriggerUnderTest,
+	ended: Iterable<string>,
+): Emissions {
+	const endedIds = new Set(ended);
+	const first = new Map<string, INodeExecutionData>();
+	const result: Emissions = {
+		jobs: endedIds.size,
+		lost: [],
+		duplicated: [],
+		stalled: [],
+		reasons: [],
+		first,
+	};
+	for (const item of trigger.items()) {
+		const jobId = String(item.json.job_id);
+		if (first.has(jobId)) result.duplicated.push(jobId);
+		else first.set(jobId, item);
+	}
+	for (const jobId of first.keys()) {
+		if (!endedIds.has(jobId))
+			result.reasons.push(`${jobId}: emitted, but it ended before the trigger's start`);
+	}
+	const state = trigger.storedState();
+	const stillOwed = Object.values(state?.statuses ?? {}).some(
+		(status) => status?.scan !== undefined || (status?.pending?.length ?? 0) > 0,
+	);
+	for (const jobId of endedIds) {
+		if (!first.has(jobId)) (stillOwed ? result.stalled : result.lost).push(jobId);
+	}
+	return result;
+}
+
 /** Each job that ended emitted once, in its state; a completed one with a transcript of the service's. */
 async function judge(
 	sandboxBaseUrl: string,
@@ -331,47 +379,24 @@ async function judge(
 ): Promise<Pick<PolledLoadResult, 'jobs' | 'lost' | 'duplicated' | 'stalled' | 'reasons'>> {
 	const records = await admin.records(key.account_id);
 	const statusOf = new Map(records.jobs.map((job) => [job.job_id, job.status]));
-	const emitted = new Map<string, INodeExecutionData[]>();
-	for (const item of trigger.items()) {
-		const jobId = String(item.json.job_id);
-		emitted.set(jobId, [...(emitted.get(jobId) ?? []), item]);
-	}
-	const state = trigger.storedState();
-	const stillOwed = Object.values(state?.statuses ?? {}).some(
-		(status) => status?.scan !== undefined || (status?.pending?.length ?? 0) > 0,
-	);
-	const result = {
-		jobs: ended.size,
-		lost: [] as string[],
-		duplicated: [] as string[],
-		stalled: [] as string[],
-		reasons: [] as string[],
-	};
-	for (const [jobId, items] of emitted) {
-		if (!ended.has(jobId))
-			result.reasons.push(`${jobId}: emitted, but it ended before the activation`);
-		for (let extra = 1; extra < items.length; extra++) result.duplicated.push(jobId);
-	}
+	const { first, ...result } = countEmissions(trigger, ended.keys());
 	let compared = 0;
-	for (const jobId of ended.keys()) {
-		const [item] = emitted.get(jobId) ?? [];
-		if (!item) {
-			(stillOwed ? result.stalled : result.lost).push(jobId);
-			continue;
-		}
+	for (const [jobId, item] of first) {
+		if (!ended.has(jobId)) continue;
 		const status = statusOf.get(jobId);
 		let problem: string | undefined;
-		if (item.json.status !== status)
+		if (item.json.status !== status) {
 			problem = `emitted as ${String(item.json.status)}, the job is ${status}`;
-		else if (status === 'completed' && downloads) {
+		} else if (status === 'completed' && downloads) {
 			const binary = item.binary?.data;
 			if (!binary) problem = `no transcript (${JSON.stringify(item.json.artifact_error ?? null)})`;
 			else if (binary.mimeType !== 'application/x-subrip' || !binary.fileName?.endsWith('.srt')) {
 				problem = `a transcript of ${binary.mimeType} named ${binary.fileName}`;
 			} else if (compared++ < COMPARED_ARTIFACTS) {
 				const served = await servedArtifact(sandboxBaseUrl, key.key, jobId, 'srt');
-				if (!(await binaryBytes(binary)).equals(served))
+				if (!(await binaryBytes(binary)).equals(served)) {
 					problem = 'SRT bytes differ from the service’s';
+				}
 			}
 		}
 		if (problem) {
