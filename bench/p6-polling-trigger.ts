@@ -1,12 +1,23 @@
-// P6 the polling trigger: list requests per poll on accounts of 10, 1,000 and 10,000 jobs, and how long after a job
-// finishes it is emitted at the default poll interval (n8n's "every minute"). The node's real poll() runs in n8n-core's
-// PollContext (test/support/engine/polling-harness.ts, activated and polled as n8n does) against the sandbox, behind a proxy
-// that counts the requests. Between two polls the sandbox clock moves one interval, so an hour of polling takes
-// seconds; the gap is measured on that clock, from the job's updated_at to the poll that emitted it.
-// Baseline, in the same run and through the same proxy: a poller that reads every page of each selected status at
-// every poll and compares job ids with the ones it has seen (what Get Many with Return All + Remove Duplicates does).
+// P6 the polling trigger. The node's real poll() runs in n8n-core's PollContext (test/support/engine/polling-harness.ts,
+// activated and polled as n8n does) against the sandbox.
+// - List requests per poll on accounts of 10, 1,000 and 10,000 jobs, behind a proxy that counts them. Baseline, in the
+//   same run and through the same proxy: a poller that reads every page of each selected status at every poll and
+//   compares job ids with the ones it has seen (what Get Many with Return All + Remove Duplicates does).
+// - How fast it drains, on a clock the run drives (test/support/reliability/polled-load.ts: an hour of Poll Times costs
+//   only its requests) and the sandbox's default rate limits (platinum: 120 reads, 60 downloads a minute): the lag of
+//   the last job of a burst, against what the account's buckets allow (the backlog at the trigger's share of them, plus
+//   two Poll Times); a sustained load at the most completions one account can start (its write bucket: three writes a
+//   job), whose lag must not grow; and how long after a job finishes it is emitted, on accounts of 10 to 10,000 jobs in
+//   a list order that follows time and in one that puts new jobs anywhere, against two Poll Times.
 
 import { SandboxAdmin } from '../sandbox/admin-client';
+import {
+	drainBoundMs,
+	MINUTE_MS,
+	PLATINUM,
+	runPolledLoad,
+	type PolledLoad,
+} from '../test/support/reliability/polled-load';
 import type { ListOrder } from '../sandbox/list-order';
 import { startSandbox, type RunningSandbox } from '../sandbox/server';
 import { PollingTriggerUnderTest } from '../test/support/engine/polling-harness';
@@ -17,14 +28,20 @@ import { ratio, round, type ResultRow } from '../test/support/bench-results';
 export interface PollingTriggerBenchOptions {
 	/** Jobs already on the account when the trigger is activated. */
 	accountSizes: number[];
-	/** Polls of the gap scenario, one interval apart. */
-	gapPolls: number;
-	/** Jobs finishing during the gap scenario. */
+	/** Minutes over which the gap scenario's jobs finish, at random moments. */
+	gapMinutes: number;
+	/** Jobs finishing during the gap scenario, each with 20 newer ones. */
 	gapJobs: number;
+	/** Jobs of the burst. */
+	burst: number;
+	/** Minutes of the sustained load. */
+	sustainedMinutes: number;
+	/** The Poll Times of the drain figures, in minutes. */
+	pollMinutes: number[];
 	seed: number;
 }
 
-const INTERVAL_SECONDS = 60;
+const INTERVAL_SECONDS = MINUTE_MS / 1000;
 const LIST_PATH = /^\/api\/v1\/transcriptions\?/;
 const GENEROUS = { perTier: { premium: 100_000, platinum: 100_000 } };
 const STATUSES = ['completed', 'failed'] as const;
@@ -183,7 +200,7 @@ async function requestsPerPoll(size: number): Promise<ResultRow[]> {
 				unit: 'polls',
 				baseline: { label: 'full walk', value: 1 },
 				ratio: ratio(perPoll.length, 1),
-				note: `at most ${Math.max(...perPoll)} list requests per poll (Max Requests per Poll 10), ${perPoll.reduce(
+				note: `at most ${Math.max(...perPoll)} list requests per poll (the search goes on until it has read the list, within the trigger's share of the reads), ${perPoll.reduce(
 					(sum, value) => sum + value,
 					0,
 				)} in all; the full walk reads ${middleBaseline} per poll`,
@@ -194,81 +211,135 @@ async function requestsPerPoll(size: number): Promise<ResultRow[]> {
 	}
 }
 
+/** The drain figures' Poll Times as their rows name them. */
+function every(minutes: number): string {
+	return minutes === 1
+		? 'every minute'
+		: minutes === 60
+			? 'every hour'
+			: `every ${minutes} minutes`;
+}
+
+function download(on: boolean): string {
+	return on ? 'with Download Artifact' : 'without Download Artifact';
+}
+
+/** A load's run, checked: a figure from a run that lost or repeated a job is no figure. */
+async function measured(load: PolledLoad) {
+	const result = await runPolledLoad(load);
+	const wrong = result.lost.length + result.duplicated.length + result.stalled.length;
+	if (wrong > 0 || result.reasons.length > 0) {
+		throw new Error(
+			`P6 ${load.name}: ${result.lost.length} lost, ${result.duplicated.length} duplicated, ${result.stalled.length} stalled (${result.reasons.slice(0, 3).join('; ')})`,
+		);
+	}
+	return result;
+}
+
 /**
- * The gap between a job's updated_at and the poll that emits it, polls every minute: jobs finish at random moments,
- * some created long before (deep in the list), while newer ones keep arriving; in the sandbox's default order (newest
- * created first) and a scrambled one (new jobs land anywhere in the list).
+ * The last job of a burst of completions that ends just after a tick: its lag, from its end to the execution that
+ * carried it, against the backlog at the trigger's share of the bucket that bounds it (list reads, 100 jobs a page;
+ * with Download Artifact, downloads) plus two Poll Times.
+ */
+async function burstLag(
+	options: PollingTriggerBenchOptions,
+	pollMinutes: number,
+	downloadArtifact: boolean,
+): Promise<ResultRow> {
+	const load: PolledLoad = {
+		name: `burst, ${every(pollMinutes)}, ${download(downloadArtifact)}`,
+		pollMinutes,
+		downloadArtifact,
+		ending: { burst: options.burst },
+		failedEvery: 0,
+		seed: options.seed,
+	};
+	const result = await measured(load);
+	const bound = drainBoundMs(load);
+	const ceiling = downloadArtifact
+		? `${PLATINUM.artifacts / 2} downloads a minute`
+		: `${PLATINUM.reads / 2} list pages (of 100) a minute`;
+	return {
+		benchmark: 'P6',
+		metric: `lag of the last job of a burst of ${options.burst.toLocaleString('en-US')} completions, Poll Times ${every(pollMinutes)}, ${download(downloadArtifact)}`,
+		value: round(result.lastLagMs / MINUTE_MS, 1),
+		unit: 'min',
+		baseline: {
+			label: 'backlog ÷ the share of the account’s ceiling + 2 Poll Times',
+			value: round(bound / MINUTE_MS, 1),
+		},
+		ratio: ratio(result.lastLagMs, bound),
+		target: '≤ 1',
+		meetsTarget: result.lastLagMs <= bound,
+		note: `ceiling: 50% of the platinum plan, ${ceiling}; ${result.polls} polls, the longest ${round(result.longestPollMs / MINUTE_MS, 1)} min of its ${pollMinutes}; ${result.executions} executions of at most ${result.largestExecution} jobs; ${result.requests.list} list requests and ${result.requests.download} downloads, at most ${result.peakPerMinute.list} and ${result.peakPerMinute.download} in a minute, ${result.requests.rateLimited} answered 429; static data at most ${Math.round(result.peakStaticDataBytes / 1024)} KB`,
+	};
+}
+
+/**
+ * The most completions one account can produce — its write bucket at three writes a job, 20 a minute on the platinum
+ * plan — for a while: the worst lag of the jobs that ended in the second half against the first half's.
+ */
+async function sustainedLag(
+	options: PollingTriggerBenchOptions,
+	pollMinutes: number,
+	downloadArtifact: boolean,
+): Promise<ResultRow> {
+	const perMinute = PLATINUM.writes / 3;
+	const result = await measured({
+		name: `sustained, ${every(pollMinutes)}, ${download(downloadArtifact)}`,
+		pollMinutes,
+		downloadArtifact,
+		ending: { perMinute, minutes: options.sustainedMinutes },
+		failedEvery: 0,
+		seed: options.seed,
+	});
+	const [first, second] = result.halves;
+	return {
+		benchmark: 'P6',
+		metric: `worst lag, second half of ${options.sustainedMinutes / 60} hours at ${perMinute} completions a minute (the write ceiling), Poll Times ${every(pollMinutes)}, ${download(downloadArtifact)}`,
+		value: round(second / MINUTE_MS, 1),
+		unit: 'min',
+		baseline: { label: 'worst lag, first half', value: round(first / MINUTE_MS, 1) },
+		ratio: ratio(second, first),
+		target: '≤ 1 (the lag does not grow)',
+		meetsTarget: second <= first,
+		note: `${result.jobs} jobs; most waiting at once ${result.peakBacklog}; ${result.requests.download} downloads, at most ${result.peakPerMinute.download} a minute; ${result.requests.rateLimited} answered 429`,
+	};
+}
+
+/**
+ * The gap between a job's end and its emission, Poll Times every minute: long jobs finish at random moments, created
+ * before all the jobs that keep arriving (deep in the list), on an account of `size` jobs, in the sandbox's default
+ * order (newest created first) and a scrambled one (new jobs land anywhere).
  */
 async function gaps(
 	order: ListOrder,
 	size: number,
 	options: PollingTriggerBenchOptions,
 ): Promise<ResultRow> {
-	const env = await setup(order);
-	try {
-		await env.admin.seedJobs({ account_id: env.accountId, count: size });
-		const trigger = await PollingTriggerUnderTest.start({
-			credentials: { apiKey: env.key, baseUrl: env.proxy.baseUrl },
-		});
-		await trigger.activate();
-		await env.admin.advanceClock(INTERVAL_SECONDS);
-
-		let random = options.seed >>> 0;
-		const next = () => {
-			random = (Math.imul(random, 1664525) + 1013904223) >>> 0;
-			return random / 2 ** 32;
-		};
-		// Created now, so a job finishing late in the run sits behind everything created since.
-		const jobs: string[] = [];
-		for (let index = 0; index < options.gapJobs; index++) jobs.push(await liveJob(env));
-		const finishAt = jobs.map(() => Math.floor(next() * options.gapPolls * INTERVAL_SECONDS));
-		const completedAt = new Map<string, number>();
-		const emittedAt = new Map<string, number>();
-		const lastTick = (options.gapPolls + 20) * INTERVAL_SECONDS;
-		let clock = 0;
-		for (let second = 1; second <= lastTick; second++) {
-			const finishing = jobs.filter((_jobId, index) => finishAt[index] === second);
-			const tick = second % INTERVAL_SECONDS === 0;
-			if (finishing.length === 0 && !tick) continue;
-			await env.admin.advanceClock(second - clock);
-			clock = second;
-			for (const jobId of finishing) {
-				const job = await env.admin.completeJob(jobId);
-				completedAt.set(jobId, Date.parse(job.updated_at));
-				// Newer jobs keep arriving and finishing in between.
-				await env.admin.seedJobs({ account_id: env.accountId, count: 20 });
-			}
-			if (!tick) continue;
-			const items = (await trigger.poll()) ?? [];
-			const now = env.sandbox.clock.now();
-			for (const item of items) emittedAt.set(String(item.json.job_id), now);
-			if (jobs.every((jobId) => emittedAt.has(jobId))) break;
-		}
-		const gapSeconds = jobs.map((jobId) => {
-			const emitted = emittedAt.get(jobId);
-			if (emitted === undefined) throw new Error(`P6: job ${jobId} was never emitted`);
-			return (emitted - completedAt.get(jobId)!) / 1000;
-		});
-		return {
-			benchmark: 'P6',
-			metric: `longest gap finish → emission, poll every ${INTERVAL_SECONDS} s, ${size.toLocaleString('en-US')} jobs, ${order}`,
-			value: round(Math.max(...gapSeconds), 0),
-			unit: 's',
-			baseline: { label: 'one poll interval', value: INTERVAL_SECONDS },
-			ratio: ratio(Math.max(...gapSeconds), INTERVAL_SECONDS),
-			note: `${jobs.length} jobs finishing at random moments over ${options.gapPolls} min while ${20 * jobs.length} newer ones arrive; median gap ${round(
-				median(gapSeconds),
-				0,
-			)} s; ${trigger.emissions.length} polls emitted`,
-		};
-	} finally {
-		await teardown(env);
-	}
-}
-
-function median(values: number[]): number {
-	const sorted = [...values].sort((a, b) => a - b);
-	return sorted[Math.floor(sorted.length / 2)];
+	const result = await measured({
+		name: `gaps, ${size} jobs, ${order}`,
+		pollMinutes: 1,
+		downloadArtifact: false,
+		history: size,
+		listOrder: order,
+		ending: { longJobs: options.gapJobs, overMinutes: options.gapMinutes, newerEach: 20 },
+		failedEvery: 0,
+		seed: options.seed,
+	});
+	const lags = result.longJobLagsMs!;
+	const twoPolls = 2 * MINUTE_MS;
+	return {
+		benchmark: 'P6',
+		metric: `longest gap finish → emission, Poll Times every minute, ${size.toLocaleString('en-US')} jobs, ${order}`,
+		value: round(lags.worst / 1000, 0),
+		unit: 's',
+		baseline: { label: 'two Poll Times', value: twoPolls / 1000 },
+		ratio: ratio(lags.worst, twoPolls),
+		target: '≤ 1',
+		meetsTarget: lags.worst <= twoPolls,
+		note: `${options.gapJobs} jobs finishing at random moments over ${options.gapMinutes} min while ${20 * options.gapJobs} newer ones arrive; median gap ${round(lags.median / 1000, 0)} s; ${result.requests.list} list requests, at most ${result.peakPerMinute.list} a minute (50% of the platinum plan's ${PLATINUM.reads})`,
+	};
 }
 
 export async function runPollingTriggerBenchmark(
@@ -279,6 +350,16 @@ export async function runPollingTriggerBenchmark(
 	for (const size of options.accountSizes) {
 		for (const order of ['newest_first', 'scrambled'] as const) {
 			rows.push(await gaps(order, size, options));
+		}
+	}
+	for (const pollMinutes of options.pollMinutes) {
+		for (const downloadArtifact of [false, true]) {
+			rows.push(await burstLag(options, pollMinutes, downloadArtifact));
+		}
+	}
+	for (const pollMinutes of options.pollMinutes) {
+		for (const downloadArtifact of [false, true]) {
+			rows.push(await sustainedLag(options, pollMinutes, downloadArtifact));
 		}
 	}
 	return rows;

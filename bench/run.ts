@@ -68,8 +68,22 @@ const settings = {
 		modes: (process.env.BENCH_P5_MODES ?? 'poll,pauseUntilWebhook').split(',') as Mode[],
 	},
 	p6: quick
-		? { accountSizes: [10, 1000], gapPolls: 10, gapJobs: 5 }
-		: { accountSizes: [10, 1000, 10_000], gapPolls: 30, gapJobs: 20 },
+		? {
+				accountSizes: [10, 1000],
+				gapMinutes: 10,
+				gapJobs: 5,
+				burst: 1000,
+				sustainedMinutes: 120,
+				pollMinutes: [1, 60],
+			}
+		: {
+				accountSizes: [10, 1000, 10_000],
+				gapMinutes: 30,
+				gapJobs: 20,
+				burst: 10_000,
+				sustainedMinutes: 240,
+				pollMinutes: [1, 15, 60],
+			},
 	p7: {
 		batchSizes: quick ? [1, 10] : [1, 10, 100],
 		jobSeconds: 4,

@@ -9,8 +9,8 @@ import {
 	EVENT_ARTIFACT_RETRY_POLICY,
 	eventItemJson,
 	withEventArtifact,
-	type EventArtifact,
 } from '../shared/event-item';
+import type { ArtifactDownload } from '../shared/event-properties';
 import { TranscriptionServiceClient } from '../shared/transport';
 import { pollingEventType } from '../shared/vocabulary';
 import type { DueJob } from './list';
@@ -46,27 +46,33 @@ export function polledEvent(job: DueJob, baseUrl: string, pathPrefix: string): W
 	} as unknown as WebhookEventBody;
 }
 
-/** Whether a poll downloads each completed job's transcript into its item, and how. */
-export interface ArtifactDownload extends EventArtifact {
-	download: boolean;
+export interface JobItemsOptions {
+	/** The client the downloads go through (their retry policy, and whoever watches what they spend). */
+	client?: TranscriptionServiceClient;
+	/** Awaited before each download: the poll keeps to its share of the account's download bucket. */
+	beforeDownload?: () => Promise<void>;
 }
 
+/** One item per job, in order; with Download Artifact a completed job's transcript goes into n8n's binary data. */
 export async function jobItems(
 	context: IPollFunctions,
 	jobs: DueJob[],
 	artifact: ArtifactDownload,
 	receivedAtMs: number,
+	options: JobItemsOptions = {},
 ): Promise<INodeExecutionData[]> {
-	const client = new TranscriptionServiceClient(context, EVENT_ARTIFACT_RETRY_POLICY);
+	const client =
+		options.client ?? new TranscriptionServiceClient(context, EVENT_ARTIFACT_RETRY_POLICY);
 	const { baseUrl, pathPrefix } = await client.serviceSettings();
 	const items: INodeExecutionData[] = [];
 	for (const job of jobs) {
 		const json: IDataObject = eventItemJson(polledEvent(job, baseUrl, pathPrefix), receivedAtMs);
-		items.push(
-			artifact.download && job.status === 'completed'
-				? await withEventArtifact(context, json, job.job_id, artifact, client)
-				: { json },
-		);
+		if (!artifact.download || job.status !== 'completed') {
+			items.push({ json });
+			continue;
+		}
+		await options.beforeDownload?.();
+		items.push(await withEventArtifact(context, json, job.job_id, artifact, client));
 	}
 	return items;
 }

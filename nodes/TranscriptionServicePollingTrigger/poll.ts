@@ -1,55 +1,68 @@
-// One poll in n8n: reads the node's settings and static data, makes the requests the PollSession (session.ts) asks
-// for, stores the new state and builds the items. n8n saves static data when a poll emits (and after the first poll
-// of an activation), and the state stored with the emitted jobs marks them accounted for, so a job emitted before a
-// restart is not emitted after it.
+// One poll in n8n: reads the node's settings and static data, works out how long it may run (poll-times.ts), and
+// drains at the account's pace (drain.ts): rounds of requests the PollSession (session.ts) asks for, each emitted with
+// the state that marks its jobs done. n8n saves static data when a poll emits (and after the first poll of an
+// activation), so a job emitted before a restart is not emitted after it.
 import { createHash } from 'crypto';
 import {
-	NodeApiError,
 	NodeOperationError,
+	type IDataObject,
 	type INodeExecutionData,
 	type IPollFunctions,
 } from 'n8n-workflow';
 
 import type { PublicAccountResponse } from '../../src/api';
-import type { DownloadFormat } from '../../src/artifacts';
 import { DEFAULT_RETRY_POLICY } from '../../src/client';
-import { itemErrorOf } from '../shared/errors';
-import { requestListPage, type ListAnswer } from '../shared/job-list';
+import {
+	readArtifactDownload,
+	readField,
+	readOption,
+	type ArtifactDownload,
+	type ReadParameter,
+} from '../shared/event-properties';
+import { requestListPage } from '../shared/job-list';
 import { TranscriptionServiceClient } from '../shared/transport';
 import { pollingEventType } from '../shared/vocabulary';
-import { DEFAULT_MAX_REQUESTS } from './description';
-import { jobItems, type ArtifactDownload } from './items';
-import { POLLED_STATUSES, type PolledStatus } from './list';
+import { properties } from './description';
+import { asNodeError, drain, isTransient } from './drain';
 import { NewestJobSearch } from './fetch-test-event';
-import { PollSession } from './session';
+import { jobItems } from './items';
+import { POLLED_STATUSES, type PolledStatus } from './list';
+import { pollWorkMs, shortestTickGapMs, TickGaps } from './poll-times';
 import { storedAccount } from './state';
 
-/** A poll waits out a short rate-limit window; a longer one ends the poll, and the next one goes on from there. */
-const POLL_RETRY_POLICY = { ...DEFAULT_RETRY_POLICY, maxRateLimitWaitMs: 20_000 };
-
-/** Jobs one poll emits; with Download Artifact fewer, as each one is a download the poll waits for. */
-const MAX_ITEMS = 100;
-const MAX_ITEMS_WITH_ARTIFACT = 25;
+/** List requests Fetch Test Event makes at most, shared between the selected events. */
+const FETCH_TEST_EVENT_REQUESTS = 10;
 
 /**
- * n8n starts a poll on every tick of Poll Times without waiting for the previous one, so a slow poll (rate-limit
- * waits) would overlap the next and both would read the same state. One poll per workflow and node at a time in
- * this process; a tick that finds one running is skipped.
+ * n8n starts a poll on every tick of Poll Times without waiting for the previous one, so a slow poll would overlap
+ * the next and both would read the same state. One poll per workflow and node at a time in this process; a tick
+ * that finds one running is skipped (a poll ends before the next tick, poll-times.ts: this is the guard).
  */
 const runningPolls = new Set<string>();
+/** Each trigger's last ticks in this process, for Poll Times whose gaps the parameter does not tell. */
+const tickGaps = new Map<string, TickGaps>();
+/**
+ * The poll contexts n8n has polled with: n8n makes one per activation and polls with it at every tick, and waits for
+ * the activation's first poll before it activates the workflow, so that one is a single round.
+ */
+const polledContexts = new WeakSet<IPollFunctions>();
 
 interface Settings {
 	statuses: PolledStatus[];
-	maxRequests: number;
+	/** Options → Share of Rate Limits, as a fraction. */
+	share: number;
 	artifact: ArtifactDownload;
 }
 
 export async function poll(context: IPollFunctions): Promise<INodeExecutionData[][] | null> {
 	const settings = readSettings(context);
-	const client = new TranscriptionServiceClient(context, POLL_RETRY_POLICY);
-	if (context.getMode() === 'manual') return await fetchTestEvent(context, client, settings);
+	if (context.getMode() === 'manual') return await fetchTestEvent(context, settings);
 
+	const startedAt = Date.now();
 	const lockKey = `${context.getWorkflow().id ?? ''}:${context.getNode().id}`;
+	const gaps = tickGaps.get(lockKey) ?? new TickGaps();
+	tickGaps.set(lockKey, gaps);
+	gaps.tick(startedAt);
 	if (runningPolls.has(lockKey)) {
 		context.logger.debug(
 			'Transcription Service Polling Trigger: the previous poll is still running',
@@ -57,8 +70,14 @@ export async function poll(context: IPollFunctions): Promise<INodeExecutionData[
 		return null;
 	}
 	runningPolls.add(lockKey);
+	const activation = !polledContexts.has(context);
+	polledContexts.add(context);
 	try {
-		return await pollOnce(context, client, settings);
+		const gapMs =
+			shortestTickGapMs(context.getNodeParameter('pollTimes', undefined)) ?? gaps.shortestMs();
+		const workUntil = startedAt + pollWorkMs(gapMs, pollBudgetMs(context));
+		await pollOnce(context, settings, workUntil, activation);
+		return null;
 	} finally {
 		runningPolls.delete(lockKey);
 	}
@@ -66,11 +85,13 @@ export async function poll(context: IPollFunctions): Promise<INodeExecutionData[
 
 async function pollOnce(
 	context: IPollFunctions,
-	client: TranscriptionServiceClient,
 	settings: Settings,
-): Promise<INodeExecutionData[][] | null> {
+	workUntil: number,
+	activation: boolean,
+): Promise<void> {
 	const staticData = context.getWorkflowStaticData('node');
 	const name = context.getNode().name;
+	const client = new TranscriptionServiceClient(context, DEFAULT_RETRY_POLICY);
 	const { accountKey } = await client.serviceSettings();
 	const credential = createHash('sha256').update(accountKey).digest('hex').slice(0, 16);
 	// Asked only when the credential changed (a new key, a Base URL spelt differently) or no state names the account.
@@ -84,67 +105,38 @@ async function pollOnce(
 			context.logger.warn(
 				`${name}: could not read the credential's account (${(error as Error).message}); the next poll tries again`,
 			);
-			return null;
+			return;
 		}
 	}
-	const session = new PollSession(
-		staticData.poll,
-		{
-			statuses: settings.statuses,
-			maxRequests: settings.maxRequests,
-			maxItems: settings.artifact.download ? MAX_ITEMS_WITH_ARTIFACT : MAX_ITEMS,
-			account,
-			credential,
-		},
-		Date.now(),
-	);
-	// With no state at all this is the first activation: a failure there fails the activation, with its reason.
-	const firstActivation = !session.hasHistory;
-	let stoppedBy: Error | undefined;
-	for (let request = session.next(); request; request = session.next()) {
-		let answer: ListAnswer;
-		try {
-			answer = await requestListPage(client, request);
-		} catch (error) {
-			if (firstActivation || !isTransient(error)) throw asNodeError(context, error);
-			stoppedBy = error as Error;
-			session.interrupt();
-			break;
-		}
-		session.apply(request, answer.body, answer.serviceNowMs);
-	}
-	const outcome = session.finish();
-	if (firstActivation && outcome.unreadable.length > 0) {
-		throw new NodeOperationError(
-			context.getNode(),
-			`The service's list of ${outcome.unreadable.join(' and ')} jobs is not a valid list answer`,
-			{ description: outcome.notes.join('\n') },
-		);
-	}
-	staticData.poll = outcome.state;
-
-	for (const note of outcome.notes) context.logger.warn(`${name}: ${note}`);
-	if (stoppedBy) {
+	const summary = await drain(context, { ...settings, account, credential }, workUntil, activation);
+	const { last, stoppedBy } = summary;
+	if (stoppedBy instanceof Error) {
 		context.logger.warn(
-			`${name}: the poll stopped after ${outcome.requests} request(s) (${stoppedBy.message}); the next poll goes on from there`,
+			`${name}: the poll stopped after ${summary.requests} request(s) (${stoppedBy.message}); the next poll goes on from there`,
 		);
 	}
 	context.logger.debug(
-		`${name}: ${outcome.requests} request(s), ${outcome.emit.length} job(s) emitted${
-			outcome.deferred ? `, ${outcome.deferred} left for the next poll` : ''
-		}${outcome.searching.length ? `, still searching ${outcome.searching.join(', ')}` : ''}`,
+		`${name}: ${summary.rounds} round(s), ${summary.requests} request(s), ${summary.emitted} job(s) emitted${
+			last?.deferred ? `, ${last.deferred} left for the next poll` : ''
+		}${last?.searching.length ? `, still searching ${last.searching.join(', ')}` : ''}`,
 	);
-	if (outcome.emit.length === 0) return null;
-	return [await jobItems(context, outcome.emit, settings.artifact, Date.now())];
+}
+
+/** n8n 2.41 and later tell a poll how long it may take; earlier versions set no bound. */
+function pollBudgetMs(context: IPollFunctions): number | undefined {
+	const budget = (context as { getPollBudgetMs?: () => number }).getPollBudgetMs;
+	if (typeof budget !== 'function') return undefined;
+	const ms = budget.call(context);
+	return Number.isFinite(ms) && ms > 0 ? ms : undefined;
 }
 
 /** Fetch Test Event: the newest job in a selected state, with nothing stored (n8n's polling triggers do the same). */
 async function fetchTestEvent(
 	context: IPollFunctions,
-	client: TranscriptionServiceClient,
 	settings: Settings,
 ): Promise<INodeExecutionData[][] | null> {
-	const search = new NewestJobSearch(settings.statuses, settings.maxRequests);
+	const client = new TranscriptionServiceClient(context, DEFAULT_RETRY_POLICY);
+	const search = new NewestJobSearch(settings.statuses, FETCH_TEST_EVENT_REQUESTS);
 	for (let request = search.next(); request; request = search.next()) {
 		search.apply(request, (await requestListPage(client, request)).body);
 	}
@@ -173,22 +165,9 @@ async function accountId(
 	);
 }
 
-function asNodeError(context: IPollFunctions, error: unknown): NodeApiError | NodeOperationError {
-	if (error instanceof NodeApiError || error instanceof NodeOperationError) return error;
-	return new NodeOperationError(context.getNode(), error as Error);
-}
-
-/** What waiting fixes: the next poll goes on. Anything else (a revoked key, a bad Base URL) is the user's to fix. */
-function isTransient(error: unknown): boolean {
-	const fields = itemErrorOf(error);
-	if (!fields) return false;
-	if (fields.code === 'rate_limit_exceeded' || fields.code === 'network_error') return true;
-	const status = fields.http_status ?? 0;
-	return status === 408 || status === 429 || status >= 500;
-}
-
 function readSettings(context: IPollFunctions): Settings {
-	const events = context.getNodeParameter('events', []) as unknown;
+	const read: ReadParameter = (name, unset) => context.getNodeParameter(name, unset);
+	const events = readField(read, properties, 'events');
 	const statuses = POLLED_STATUSES.filter(
 		(status) => Array.isArray(events) && events.includes(pollingEventType(status)),
 	);
@@ -198,23 +177,17 @@ function readSettings(context: IPollFunctions): Settings {
 				'Events: Transcription Completed, Transcription Failed or Transcription Cancelled.',
 		});
 	}
-	const options = context.getNodeParameter('options', {}) as { maxRequests?: number };
-	const maxRequests = Math.floor(options.maxRequests ?? DEFAULT_MAX_REQUESTS);
-	// The first page of each selected status is read every poll; a search needs at least one more request.
-	if (!Number.isFinite(maxRequests) || maxRequests < statuses.length + 1) {
+	const options = context.getNodeParameter('options', {}) as IDataObject;
+	const percent = Number(readOption(options, properties, 'options', 'rateLimitShare'));
+	if (!Number.isFinite(percent) || percent <= 0 || percent > 100) {
 		throw new NodeOperationError(
 			context.getNode(),
-			`"Max Requests per Poll" must be at least ${statuses.length + 1}: one request per selected event and one to search further`,
+			`"Share of Rate Limits (%)" must be above 0 and at most 100, not ${String(options.rateLimitShare)}`,
 		);
 	}
 	return {
 		statuses,
-		maxRequests,
-		artifact: {
-			download: context.getNodeParameter('downloadArtifact', false) as boolean,
-			format: context.getNodeParameter('artifactFormat', 'srt') as DownloadFormat,
-			cues: context.getNodeParameter('includeCues', false) as boolean,
-			binaryPropertyName: String(context.getNodeParameter('binaryPropertyName', 'data')).trim(),
-		},
+		share: percent / 100,
+		artifact: readArtifactDownload(read),
 	};
 }

@@ -1,12 +1,13 @@
 // One poll, decided without I/O: which list requests to make, what their answers mean, which jobs to emit and what to
 // store. The node (poll.ts) makes the requests; every rule is tested against simulated lists. The list's order is not
 // specified and its cursor is an offset, so nothing here depends on where a job sits: each status's part is a
-// StatusPoll (status-poll.ts), and what is accounted for across statuses is the Cutoff (cutoff.ts).
+// StatusPoll (status-poll.ts, reading its list) over an OwedCount (owed-count.ts, what it owes), and what is accounted
+// for across statuses is the Cutoff (cutoff.ts).
 //
 // The cutoff trails the latest emitted job by OVERLAP_MS, so a job the service lists late (replication lag, a worker's
 // clock) is still caught; it moves up only as far as the polls have proved nothing owed is older (a poll that left
 // nothing owed, or a search that read the whole list: `clear`, state.ts), so it never passes a job a search has not
-// found yet, and never goes below `since`, the service time of the first activation. Bounded state slows a backlog
+// found yet, and never goes below `since`, where the status's first poll started (owed-count.ts). Bounded state slows a backlog
 // down, and never drops a job: a found job a poll cannot keep keeps the cutoff below it and is found again.
 import { LIST_PAGE_SIZE } from '../../src/client';
 import { Cutoff } from './cutoff';
@@ -20,10 +21,9 @@ import {
 	type AccountState,
 	type PollState,
 } from './state';
-import { LOCAL_ZONE_MS, StatusPoll, ZONE_MS, type PageClock } from './status-poll';
+import { DATE_RESOLUTION_MS, LOCAL_CLOCK_SKEW_MS, type PageClock } from './owed-count';
+import { StatusPoll } from './status-poll';
 
-/** The resolution of the HTTP Date header. */
-const SECOND_MS = 1000;
 /** Remarks kept per poll. */
 const MAX_NOTES = 20;
 
@@ -48,6 +48,11 @@ export interface PollOutcome {
 	requests: number;
 	/** Jobs found due but left for the next poll (maxItems). */
 	deferred: number;
+	/**
+	 * Found jobs beyond what the state keeps (MAX_PENDING), newest: the stored state owes them, and a poll that goes on
+	 * may hand them to its next session instead of searching for them again.
+	 */
+	dropped: DueJob[];
 	/** Searches carried to the next poll. */
 	searching: PolledStatus[];
 	/** Every job the service counts in a selected status is accounted for (nothing searched, nothing left over). */
@@ -76,10 +81,15 @@ export class PollSession {
 	private interrupted = false;
 	private serviceNow: number | undefined;
 
+	/**
+	 * `carried`: jobs an earlier session of the same poll found and could not keep (its outcome's `dropped`), found
+	 * again without a request.
+	 */
 	constructor(
 		stored: unknown,
 		private readonly settings: PollSettings,
 		private readonly localNowMs: number,
+		carried: readonly DueJob[] = [],
 	) {
 		const parsed = parseStates(stored);
 		if (stored !== undefined && stored !== null && !parsed) {
@@ -105,6 +115,7 @@ export class PollSession {
 			(status) => new StatusPoll(status, this.state.statuses[status], this.cutoff, note),
 		);
 		this.hasHistory = this.parts.some((part) => part.state !== undefined);
+		for (const job of carried) this.parts.find((part) => part.status === job.status)?.carry(job);
 		this.searchTurn = this.state.turn % Math.max(1, this.parts.length);
 	}
 
@@ -139,13 +150,8 @@ export class PollSession {
 		const onServiceClock = serviceNowMs !== undefined && Number.isFinite(serviceNowMs);
 		if (onServiceClock) this.serviceNow = Math.max(this.serviceNow ?? serviceNowMs, serviceNowMs);
 		const clock: PageClock = onServiceClock
-			? { now: serviceNowMs, resolution: SECOND_MS, zone: ZONE_MS, serviceFloor: serviceNowMs }
-			: {
-					now: this.localNowMs,
-					resolution: LOCAL_ZONE_MS,
-					zone: LOCAL_ZONE_MS,
-					serviceFloor: undefined,
-				};
+			? { now: serviceNowMs, resolution: DATE_RESOLUTION_MS, serviceFloor: serviceNowMs }
+			: { now: this.localNowMs, resolution: LOCAL_CLOCK_SKEW_MS, serviceFloor: undefined };
 		this.part(request.status).apply(request, answer, clock);
 	}
 
@@ -170,8 +176,9 @@ export class PollSession {
 		const others = due.filter((job) => job.updatedAtMs >= this.cutoffOf(job.status));
 		const room = Math.max(0, MAX_PENDING - belowCutoff.length);
 		const kept = new Set([...belowCutoff, ...others.slice(0, room)]);
+		const dropped = others.slice(room);
 		for (const part of this.parts) {
-			part.closeFound(others.slice(room).filter((job) => job.status === part.status));
+			part.closeFound(dropped.filter((job) => job.status === part.status));
 		}
 		const statuses: AccountState['statuses'] = {};
 		for (const part of this.parts) {
@@ -188,7 +195,10 @@ export class PollSession {
 			if (emit.length < this.settings.maxItems && this.cutoff.admits(job, state)) emit.push(job);
 			else (state.pending ??= []).push([job.job_id, job.updated_at]);
 		}
-		const maxLatest = (this.serviceNow ?? this.localNowMs) + ZONE_MS;
+		const maxLatest =
+			this.serviceNow === undefined
+				? this.localNowMs + LOCAL_CLOCK_SKEW_MS
+				: this.serviceNow + DATE_RESOLUTION_MS;
 		for (const job of emit) {
 			const state = this.part(job.status).state;
 			if (state) state.known++;
@@ -207,6 +217,7 @@ export class PollSession {
 			emit,
 			requests: this.requests,
 			deferred: due.length - emit.length,
+			dropped,
 			settled,
 			searching: this.parts.filter((part) => part.state?.scan).map((part) => part.status),
 			unreadable: this.parts.filter((part) => part.unreadable).map((part) => part.status),

@@ -11,25 +11,24 @@ import { isPolledStatus, type PolledStatus } from './list';
 const STATE_VERSION = 1;
 
 // Every collection stored is bounded, whatever the service answers (a page holds at most the limit asked for,
-// src/client/pagination.ts): per account at most RECENT_LIMIT + 3 × (LIST_PAGE_SIZE + MAX_AMBIGUOUS) (the jobs one poll
-// counts as old: first pages, settled zones) + MAX_PENDING + 3 × MAX_AMBIGUOUS ≈ 9,300 job entries, each its job_id and
-// a time (`recent`: id + 19 bytes of JSON; `pending`, `ambiguous`: id + 32). With the sandbox's 28-character ids that
-// is at most ~480 KB per account, with ids of the longest the pack accepts (256) ~2.6 MB, and MAX_ACCOUNTS times that
-// in all; in practice an account's state holds what was emitted within the overlap (a few KB;
-// test/engine/polling-trigger-faults.test.ts measures it). A bound never drops a job: what does not fit waits.
+// src/client/pagination.ts): per account at most RECENT_LIMIT + MAX_PENDING = 16,000 job entries, each its job_id and
+// a time (`recent`: id + 19 bytes of JSON; `pending`: id + 32). With the sandbox's 28-character ids that is at most
+// ~800 KB per account, with ids of the longest the pack accepts (256) ~4.5 MB, and MAX_ACCOUNTS times that in all; in
+// practice an account's state holds what was emitted within the overlap (a few KB; 470 KB right after a burst of 10,000
+// jobs, bench P6). A bound never drops a job: what does not fit waits.
 
 /**
- * Accounted jobs kept at or after the cutoff, to make the overlap exact. When a backlog has filled it, emitting a job
- * that would join it waits until the cutoff has risen (cutoff.ts, Cutoff.admits): slower, never a job lost.
+ * Accounted jobs kept at or after the cutoff, to make the overlap exact: every job emitted within the overlap, so a
+ * burst of up to this many completions drains at the account's pace. When a backlog has filled it, emitting a job that
+ * would join it waits until the cutoff has risen (cutoff.ts, Cutoff.admits): slower, never a job lost — unless more
+ * than this many jobs share one updated_at to the millisecond, which the cutoff cannot pass one by one.
  */
-export const RECENT_LIMIT = 5000;
+export const RECENT_LIMIT = 15_000;
 /**
  * Found jobs a poll keeps, the ones it emits included; the rest wait for the next polls, oldest kept. The ones beyond
  * are not lost: the count still owes them, the cutoff stays below them, and a later poll's search finds them again.
  */
 export const MAX_PENDING = 1000;
-/** Ambiguous jobs carried between polls per status (the jobs dated within seconds of the first activation), newest kept. */
-export const MAX_AMBIGUOUS = 500;
 /**
  * Accounts whose state is kept: the one polled now and the four polled last before it. A credential normally stays on
  * one account; a switch is to a test or staging account, a colleague's key, and back. Five covers going back and forth
@@ -41,12 +40,11 @@ export const MAX_ACCOUNTS = 5;
 export interface StatusState {
 	/** Jobs in this status accounted for: listed at its first poll, or emitted since. */
 	known: number;
-	/** Service time (ms) of this status's first poll: jobs that reached it earlier are not emitted. */
+	/**
+	 * Service time (ms) this status starts from: the end of the second its first poll's answer was given in (the Date
+	 * header's), after every job that answer counted. Jobs that reached the status earlier are never emitted.
+	 */
 	since: number;
-	/** End (ms) of the first poll's ambiguous zone [since, zoneEnd). */
-	zoneEnd: number;
-	/** The latest updated_at (ms) in the zone that the first poll's first page listed: ended before it. */
-	zoneListed?: number;
 	/**
 	 * Every job in this status that the service counts, not accounted for and not in `pending`, has an updated_at at or
 	 * after this (ms, the service's clock): the jobs a search had not found yet, or that were listed after a moment the
@@ -55,11 +53,6 @@ export interface StatusState {
 	 * never goes below it.
 	 */
 	clear: number;
-	/**
-	 * How many jobs `known` may be counted short by: jobs dated within the first activation's second that the
-	 * activation's Date decided were new when the count could not (status-poll.ts, decideByDate). Absent when none.
-	 */
-	doubt?: number;
 	/** A search not finished within one poll. */
 	scan?: ScanState;
 	/** Jobs found but left for the next poll (more than one poll emits): [job_id, updated_at as listed]. */
@@ -71,15 +64,12 @@ export interface ScanState extends ListPosition {
 	/**
 	 * The current pass over the list: its total and the service time (ms) when it began, -1 until the next first page
 	 * begins it. Jobs found later and dated after the beginning (+ the clock's resolution, `passBand`) joined the list
-	 * during the pass (`newcomers`); jobs found dated within the band could be either (`uncertain`).
+	 * during the pass (`newcomers`).
 	 */
 	passTotal: number;
 	passDate: number;
 	passBand: number;
 	newcomers: number;
-	uncertain: number;
-	/** Passes that ended without a certain count. */
-	passes: number;
 	/**
 	 * A time (ms) the service's clock had certainly reached when the pass began: its Date, or without one the latest
 	 * updated_at on that first page. Every job not listed then is dated at most OVERLAP_MS before it.
@@ -88,13 +78,6 @@ export interface ScanState extends ListPosition {
 	/** Found jobs this pass's polls could not keep (MAX_PENDING), and the earliest updated_at (ms) among them. */
 	dropped: number;
 	droppedFrom: number;
-	/**
-	 * What earlier passes learned of the jobs owed and not found (the new ones among the ambiguous, and any listed too
-	 * late to be found), when they could not tell it exactly: at least and at most.
-	 */
-	unfound?: [number, number];
-	/** Ambiguous jobs seen so far: [job_id, updated_at as listed]. */
-	ambiguous: Array<[string, string]>;
 }
 
 /** What the trigger knows of one account's jobs. */
@@ -154,12 +137,9 @@ export function newScan(front: number, total: number): ScanState {
 		passDate: 0,
 		passBand: 0,
 		newcomers: 0,
-		uncertain: 0,
-		passes: 0,
 		passFloor: 0,
 		dropped: 0,
 		droppedFrom: 0,
-		ambiguous: [],
 	};
 }
 
@@ -246,18 +226,9 @@ function parseAccountState(value: unknown): AccountState | undefined {
 
 function parseStatusState(entry: unknown): StatusState | undefined {
 	if (typeof entry !== 'object' || entry === null) return undefined;
-	const { known, since, zoneEnd, clear, scan } = entry as Record<string, unknown>;
-	if (!isCount(known) || !isTime(since) || !isTime(zoneEnd) || !isTime(clear)) return undefined;
-	const state: StatusState = { known, since, zoneEnd, clear };
-	const { doubt, zoneListed } = entry as Record<string, unknown>;
-	if (doubt !== undefined) {
-		if (!isCount(doubt)) return undefined;
-		state.doubt = doubt;
-	}
-	if (zoneListed !== undefined) {
-		if (!isTime(zoneListed)) return undefined;
-		state.zoneListed = zoneListed;
-	}
+	const { known, since, clear, scan } = entry as Record<string, unknown>;
+	if (!isCount(known) || !isTime(since) || !isTime(clear)) return undefined;
+	const state: StatusState = { known, since, clear };
 	const { pending } = entry as Record<string, unknown>;
 	if (pending !== undefined) {
 		const parsed = parsePairs(pending);
@@ -275,21 +246,13 @@ function parseStatusState(entry: unknown): StatusState | undefined {
 function parseScan(scan: unknown): ScanState | undefined {
 	if (typeof scan !== 'object' || scan === null) return undefined;
 	const value = scan as Record<string, unknown>;
-	const counts = ['front', 'back', 'total', 'newcomers', 'uncertain', 'passes', 'dropped'] as const;
+	const counts = ['front', 'back', 'total', 'newcomers', 'dropped'] as const;
 	if (!counts.every((name) => isCount(value[name]))) return undefined;
 	const { passTotal, passDate, passBand, passFloor, droppedFrom } = value;
 	if (typeof passTotal !== 'number' || !Number.isInteger(passTotal) || passTotal < -1)
 		return undefined;
 	if (!isTime(passDate) || !isTime(passBand) || !isTime(passFloor) || !isTime(droppedFrom))
 		return undefined;
-	const unfound = value.unfound as unknown[] | undefined;
-	if (
-		unfound !== undefined &&
-		!(Array.isArray(unfound) && unfound.length === 2 && unfound.every(isCount))
-	)
-		return undefined;
-	const pairs = parsePairs(value.ambiguous);
-	if (!pairs) return undefined;
 	return {
 		front: value.front as number,
 		back: value.back as number,
@@ -298,13 +261,9 @@ function parseScan(scan: unknown): ScanState | undefined {
 		passDate,
 		passBand,
 		newcomers: value.newcomers as number,
-		uncertain: value.uncertain as number,
-		passes: value.passes as number,
 		passFloor,
 		dropped: value.dropped as number,
 		droppedFrom,
-		...(unfound === undefined ? {} : { unfound: [unfound[0], unfound[1]] as [number, number] }),
-		ambiguous: pairs,
 	};
 }
 

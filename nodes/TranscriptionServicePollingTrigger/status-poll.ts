@@ -1,18 +1,8 @@
-// One status's part of a poll: its first page (the count), the search for the jobs it owes, read from both ends of
-// its list within the requests the poll gives it, and the count that settles what the search could not tell apart.
-//
-// - The status's list only grows: a job that reached a terminal state stays there. `total` − `known` = jobs in the
-//   status not yet accounted for ("owed"). The first page (100 jobs, one request) is read every poll and tells the total.
-// - A job is new when dated (updated_at) at or after the cutoff (cutoff.ts) and not accounted for there.
-// - When page 0 does not explain the owed count, the search reads further pages from both ends of the list (where
-//   every time order puts new jobs) towards the middle, and carries its position to the next poll. Positions stay valid
-//   while the list grows: a job not read yet can only move further from the ends.
-// - At the first activation, jobs dated within ±ZONE of the service's clock may be from before or after it; the count
-//   decides (the ambiguous jobs; resolveCompletePass).
-// - What the count explains, or a search that read the whole list proves, raises the status's `clear` (state.ts) at the
-//   end of the poll, never above a found job the poll could not keep (closeFound).
-// One class of ~400 lines on purpose: the first page, the search and the count all read and move the same owed count
-// and stored scan, so split apart each part would reach into the others'.
+// One status's part of a poll: reading its list. The first page is read every poll and tells the count; when the count
+// is not explained, the search reads further pages from both ends of the list (where every time order puts new jobs)
+// towards the middle, within the requests the poll gives it, and carries its position to the next poll. Positions stay
+// valid while the list grows: a job not read yet can only move further from the ends. What the pages mean for the
+// count — what the status owes, what a whole pass proves — is the OwedCount's (owed-count.ts).
 import {
 	contradictsTotal,
 	ListWalk,
@@ -20,102 +10,65 @@ import {
 	type ListEnd,
 	type ListPage,
 } from '../../src/client';
-import { ActivationZone } from './activation-zone';
-import { OVERLAP_MS, type Cutoff } from './cutoff';
+import type { Cutoff } from './cutoff';
 import { listedJob, pageRequest, type DueJob, type ListRequest, type PolledStatus } from './list';
-import { newScan, type ScanState, type StatusState } from './state';
-
-/** Half-width of the first activation's ambiguous zone around the service's Date (whole seconds). */
-export const ZONE_MS = 2000;
-/** The same without a Date header, around this machine's clock. */
-export const LOCAL_ZONE_MS = 30_000;
-/**
- * Passes over the whole list a search makes when its count cannot tell how many of the jobs dated within the first
- * activation's zone ended after it (a job found dated within the clock's resolution of a pass's beginning may or may
- * not have been listed then); after them, the activation's Date decides those the count left open.
- */
-export const MAX_SEARCH_PASSES = 5;
-
-/** The clock a page was answered on: the service's Date, or this machine's without one. */
-export interface PageClock {
-	now: number;
-	/** How far `now` may be from the true time (the Date header has whole seconds). */
-	resolution: number;
-	/** Half-width of the first activation's ambiguous zone. */
-	zone: number;
-	/** A time the service's clock had certainly reached: its Date; undefined without one. */
-	serviceFloor: number | undefined;
-}
+import { OwedCount, type PageClock } from './owed-count';
+import type { StatusState } from './state';
 
 export class StatusPoll {
 	firstPageRead = false;
-	/** The list's length as last answered. */
-	total: number;
-	/** New jobs seen this poll (and the ones a previous poll left for this one). */
-	readonly found: Map<string, DueJob>;
-	/** Ambiguous jobs seen (this poll and carried). */
-	private readonly ambiguous: ActivationZone;
 	/** Whether to read more pages this poll. */
 	searching = false;
-	/**
-	 * The highest `clear` this poll has proved: every job owed and not found then was listed after a moment the
-	 * service's clock had reached (`serviceFloor`), so it is dated at most OVERLAP_MS before it.
-	 */
-	private proved: number | undefined;
-	/** The moment (serviceFloor) this poll's first page was answered at. */
-	private firstPageFloor: number | undefined;
-	/** The search's walk over the list this poll, on the stored scan's position. */
-	private walk: ListWalk | undefined;
 	/**
 	 * An answer of this poll was not a usable list: what this status knows stays as it was (its count, its search,
 	 * and — since the status is not settled — the cutoff), as after a failed request, and the next poll reads it again.
 	 */
 	unreadable = false;
+	private readonly count: OwedCount;
+	/** The search's walk over the list this poll, on the stored scan's position. */
+	private walk: ListWalk | undefined;
 
 	constructor(
 		readonly status: PolledStatus,
-		/** undefined until the first page arrives when this status has no state yet. */
-		public state: StatusState | undefined,
-		private readonly cutoff: Cutoff,
+		/** undefined when this status has no state yet (its first poll). */
+		state: StatusState | undefined,
+		cutoff: Cutoff,
 		private readonly note: (text: string) => void,
 	) {
-		const pending = (state?.pending ?? []).map(([job_id, updated_at]): [string, DueJob] => [
-			job_id,
-			{ job_id, status, updated_at, updatedAtMs: Date.parse(updated_at) },
-		]);
-		if (state) delete state.pending;
-		this.total = state?.known ?? 0;
-		this.found = new Map(pending);
-		this.ambiguous = new ActivationZone(state?.scan?.ambiguous);
+		this.count = new OwedCount(status, state, cutoff, note);
 	}
 
-	/** Jobs the service counts that are neither accounted for nor found. */
-	remaining(): number {
-		return this.total - (this.state?.known ?? this.total) - this.found.size;
+	/** undefined until the first page arrives when this status has no state yet. */
+	get state(): StatusState | undefined {
+		return this.count.state;
+	}
+
+	/** New jobs seen this poll (and the ones a previous poll left for this one). */
+	get found(): Map<string, DueJob> {
+		return this.count.found;
+	}
+
+	/** A job an earlier session of this poll found and could not keep: found again. */
+	carry(job: DueJob): void {
+		this.count.carry(job);
 	}
 
 	/** Every job the service counts in this status is accounted for. */
 	isSettled(): boolean {
-		return (
-			this.firstPageRead &&
-			!this.unreadable &&
-			!!this.state &&
-			!this.state.scan &&
-			this.total <= this.state.known
-		);
+		return this.firstPageRead && !this.unreadable && this.count.isExplained();
 	}
 
 	/** A search that has read the whole list concludes without a request. */
 	concludeIfWhole(): void {
 		const scan = this.state?.scan;
-		if (this.searching && scan && this.walk?.isWhole) this.resolveCompletePass(scan);
+		if (this.searching && scan && this.walk?.isWhole) this.concludePass();
 	}
 
 	/** The next search page, or undefined when the search has stopped (check `searching`). */
 	searchRequest(): ListRequest | undefined {
 		const scan = this.state?.scan;
 		if (scan && this.walk?.isWhole) {
-			this.resolveCompletePass(scan);
+			this.concludePass();
 			return undefined;
 		}
 		const read = scan ? this.walk?.next() : undefined;
@@ -162,8 +115,12 @@ export class StatusPoll {
 
 	/** What the poll stores for this status (undefined before its first page). */
 	stored(): StatusState | undefined {
-		if (this.state?.scan) this.state.scan.ambiguous = this.ambiguous.stored();
-		return this.state;
+		return this.count.stored();
+	}
+
+	/** The end of the poll: `dropped` are the found jobs it could not keep (OwedCount.closeFound). */
+	closeFound(dropped: DueJob[]): void {
+		this.count.closeFound(dropped, this.unreadable);
 	}
 
 	/** What this status knows stays as it was this poll, as after a failed request. */
@@ -178,53 +135,13 @@ export class StatusPoll {
 
 	private applyFirstPage(jobs: DueJob[], total: number, clock: PageClock): void {
 		this.firstPageRead = true;
-		this.total = total;
-		// Without a Date, the latest updated_at listed: the service's clock had reached it.
-		this.firstPageFloor =
-			clock.serviceFloor ??
-			(jobs.length > 0 ? Math.max(...jobs.map((job) => job.updatedAtMs)) : undefined);
-		if (!this.state) {
-			this.startFromNow(total, jobs, clock);
-			return;
-		}
-		const state = this.state;
-		if (total < state.known) {
-			this.note(
-				`status=${this.status}: the service counts ${total} jobs, fewer than the ${state.known} accounted for (jobs removed from the list?)`,
-			);
-			state.known = total;
-		}
-		const carried = state.scan;
-		if (carried && total < carried.total) this.restartShrunkScan(carried, total);
-		this.classifyAll(jobs);
-		const scan = state.scan;
-		if (scan) {
-			scan.total = total;
-			scan.front = Math.max(scan.front, jobs.length);
-		}
-		if (this.remaining() <= 0) {
-			this.explained();
-			return;
-		}
-		const active = (state.scan ??= newScan(jobs.length, total));
-		// A pass begins with a first page: every job listed then is read by the time the pass covers the list.
-		if (active.passTotal < 0) {
-			Object.assign(active, {
-				passTotal: total,
-				passDate: clock.now,
-				passBand: clock.resolution,
-				passFloor: this.firstPageFloor ?? 0,
-				newcomers: 0,
-				uncertain: 0,
-				dropped: 0,
-				droppedFrom: 0,
-			});
-		}
+		const scan = this.count.firstPage(jobs, total, clock);
+		if (!scan) return;
 		this.searching = true;
-		// Bounded by the poll's request budget (Max Requests per Poll), shared with the other statuses.
+		// Bounded by the round's request budget (its share of the account's reads), shared with the other statuses.
 		this.walk = new ListWalk(
 			{ from: 'both_ends', status: this.status, maxPages: Number.POSITIVE_INFINITY },
-			active,
+			scan,
 		);
 	}
 
@@ -240,249 +157,22 @@ export class StatusPoll {
 		this.walk.record({ cursor: request.cursor, limit: request.limit, end }, page);
 		const stop = this.walk.stop;
 		if (stop?.reason === 'shrank') {
-			this.restartShrunkScan(scan, total);
+			this.count.restartShrunkScan(scan, total);
 			this.searching = false;
-			this.classifyAll(jobs);
+			this.count.classifyAll(jobs);
 			return;
 		}
 		if (stop?.reason === 'empty_page') {
 			this.note(`status=${this.status}: an empty page at cursor ${stop.cursor} of ${total}`);
 			this.searching = false;
 		}
-		this.total = total;
-		this.classifyAll(jobs);
-		if (this.remaining() <= 0) this.explained();
+		if (!this.count.searchPage(jobs, total)) this.searching = false;
 	}
 
-	/**
-	 * The status's first poll: every job listed is counted in `known`; the ones on this page dated at or after `since`
-	 * are remembered as accounted, so they are not taken for new later.
-	 */
-	private startFromNow(total: number, jobs: DueJob[], clock: PageClock): void {
-		const state: StatusState = {
-			known: total,
-			since: clock.now - clock.zone,
-			zoneEnd: clock.now + clock.zone,
-			clear: 0,
-		};
-		this.state = state;
-		this.cutoff.begin(state.since);
-		for (const job of jobs) {
-			if (job.updatedAtMs >= state.since) {
-				this.cutoff.markOld(job.job_id, this.status, job.updatedAtMs);
-				state.zoneListed = Math.max(state.zoneListed ?? job.updatedAtMs, job.updatedAtMs);
-			}
-		}
-	}
-
-	private classifyAll(jobs: DueJob[]): void {
-		for (const job of jobs) this.classify(job, this.total);
-	}
-
-	/** `total` is the list's length in the answer the job came in. */
-	private classify(job: DueJob, total: number): void {
-		const state = this.state;
-		if (!state) return;
-		if (this.cutoff.isAccounted(this.status, job.job_id) || this.found.has(job.job_id)) return;
-		if (job.updatedAtMs < this.cutoff.of(state)) return;
-		// While the list is as long as when the pass began, nothing has joined it: every job found was there.
-		const scan = state.scan;
-		const pass = scan && scan.passTotal >= 0 && total > scan.passTotal ? scan : undefined;
-		if (job.updatedAtMs < state.zoneEnd) {
-			if (!this.ambiguous.has(job.job_id)) {
-				this.ambiguous.add(job);
-				// A zone job not seen by the earlier passes (listed late): what they learned no longer holds.
-				if (scan) delete scan.unfound;
-				// An ambiguous job that joined during the pass would upset its count (only seconds after activation).
-				if (pass && job.updatedAtMs >= pass.passDate) pass.uncertain++;
-			}
-			return;
-		}
-		this.found.set(job.job_id, job);
-		if (pass && job.updatedAtMs >= pass.passDate + pass.passBand) pass.newcomers++;
-		else if (pass && job.updatedAtMs >= pass.passDate) pass.uncertain++;
-	}
-
-	/**
-	 * Every job listed when the pass began has been read. A job owed then and not found since was dropped by a poll
-	 * (MAX_PENDING), or is dated at most OVERLAP_MS before the beginning: that raises `clear`.
-	 *
-	 * The jobs owed then and still not found are known in number: what is owed now, less the jobs that joined the list
-	 * during the pass and were not read, and less the jobs a poll dropped (unless found again). They can only be
-	 * ambiguous jobs (dated within the first activation's zone), and the count says how many of those are new: the
-	 * newest (a job listed at the first activation is never dated after one that was still running then). Jobs the
-	 * rules cannot find at all (listed long after their updated_at) are counted as accounted for, with a note, so a
-	 * search never goes on forever. The count is a range: a job found dated within the clock's resolution of the
-	 * pass's beginning may or may not have joined during the pass, and a dropped job may have been found again. The
-	 * newest of its least are new, those beyond its most are older; the next passes narrow what is between, and after
-	 * MAX_SEARCH_PASSES the activation's Date decides it (decideByDate).
-	 */
-	private resolveCompletePass(scan: ScanState): void {
+	/** The search has read every position of the list since its pass began: the count says what that proves. */
+	private concludePass(): void {
 		this.searching = false;
-		const state = this.state;
-		if (!state) return;
-		this.prove(
-			Math.min(
-				scan.passFloor - OVERLAP_MS,
-				scan.dropped > 0 ? scan.droppedFrom : Number.POSITIVE_INFINITY,
-			),
-		);
-		const unreadNewcomers = scan.total - scan.passTotal - scan.newcomers;
-		if (unreadNewcomers < 0) {
-			// More jobs dated after the beginning were read than joined the list: a job left the status meanwhile.
-			this.uncertainPass(scan, state);
-			return;
-		}
-		// A dropped job is owed and not found, unless a later page of the pass found it again.
-		const unfound = this.remaining() - unreadNewcomers;
-		let least = Math.max(0, unfound - scan.dropped);
-		let most = Math.max(least, unfound + scan.uncertain);
-		if (scan.unfound) {
-			const [carriedLeast, carriedMost] = scan.unfound;
-			if (Math.max(least, carriedLeast) <= Math.min(most, carriedMost)) {
-				least = Math.max(least, carriedLeast);
-				most = Math.min(most, carriedMost);
-			}
-		}
-		const taken = this.takeAsNew(least);
-		least -= taken;
-		most -= taken;
-		for (const [id, updatedAt] of this.ambiguous.takeAllBut(most)) {
-			this.cutoff.markOld(id, this.status, Date.parse(updatedAt));
-		}
-		if (this.ambiguous.size > 0) {
-			scan.unfound = [least, most];
-			this.uncertainPass(scan, state);
-			return;
-		}
-		this.writeOff(least);
-		this.settle();
-	}
-
-	/** A pass whose count left the zone's jobs open: another pass, or after MAX_SEARCH_PASSES the activation's Date. */
-	private uncertainPass(scan: ScanState, state: StatusState): void {
-		scan.passes++;
-		if (scan.passes < MAX_SEARCH_PASSES) {
-			this.nextPass(scan);
-			return;
-		}
-		if (this.ambiguous.size > 0) this.decideByDate(scan, state);
-		this.settle();
-	}
-
-	/**
-	 * The count left open how many of the ambiguous jobs ended after the first activation (between `least` and `most`
-	 * of them): the activation's Date decides. On the service's clock the activation happened within the second its
-	 * Date names, so a job dated before that second ended before it, and one dated in it or later is emitted — a job
-	 * that ended in the same second just before the activation may be emitted with them, none after it is lost. A job
-	 * dated no later than the latest the activation's first page listed in the zone had ended before it, on any clock.
-	 * Without a Date (this machine's clock, which may differ from the service's) only that tells, so at most `most`
-	 * of the rest are emitted.
-	 */
-	private decideByDate(scan: ScanState, state: StatusState): void {
-		const [least, most] = scan.unfound ?? [0, this.ambiguous.size];
-		// A job dated no later than one the activation listed had ended by then too.
-		const activation = Math.max(
-			state.since + (state.zoneEnd - state.since) / 2,
-			(state.zoneListed ?? Number.NEGATIVE_INFINITY) + 1,
-		);
-		const onServiceClock = state.zoneEnd - state.since <= 2 * ZONE_MS;
-		const fromActivation = this.ambiguous.countFrom(
-			onServiceClock ? activation : (state.zoneListed ?? Number.NEGATIVE_INFINITY) + 1,
-		);
-		const open = this.ambiguous.size;
-		const taken = this.takeAsNew(Math.min(Math.max(fromActivation, least), most));
-		// Only `least` of them are new for certain: counting the others in `known` when emitted would let the count take
-		// a later job for accounted for. Counted short instead, the count may owe up to `doubt` jobs that do not exist,
-		// which a later pass writes off.
-		const doubt = Math.max(0, taken - least);
-		state.known -= doubt;
-		if (doubt > 0) state.doubt = (state.doubt ?? 0) + doubt;
-		this.note(
-			`status=${this.status}: ${scan.passes} passes over the list could not count how many of the jobs dated within seconds of the first activation ended after it (jobs kept ending while it read); by the activation's Date, ${taken} of the ${open} left open ended after it: emitted`,
-		);
-	}
-
-	/** The `count` newest ambiguous jobs are new: found. */
-	private takeAsNew(count: number): number {
-		const taken = this.ambiguous.takeNewest(count);
-		for (const job of taken) this.found.set(job.job_id, { ...job, status: this.status });
-		return taken.length;
-	}
-
-	/**
-	 * Jobs the service counts that no search can find: first the ones `known` was counted short by (decideByDate),
-	 * then any listed long after their state changed, with a note. Accounted for.
-	 */
-	private writeOff(missing: number): void {
-		const state = this.state;
-		if (missing <= 0 || !state) return;
-		state.known += missing;
-		const doubted = Math.min(missing, state.doubt ?? 0);
-		if (doubted > 0) state.doubt = (state.doubt ?? 0) - doubted;
-		if (!state.doubt) delete state.doubt;
-		if (missing > doubted) {
-			this.note(
-				`status=${this.status}: ${missing - doubted} job(s) counted by the service could not be found by their updated_at (listed long after their state changed?); counted as accounted for`,
-			);
-		}
-	}
-
-	/** A new pass over the list begins at the next first page. */
-	private nextPass(scan: ScanState): void {
-		Object.assign(scan, { front: 0, back: 0, passTotal: -1, newcomers: 0, uncertain: 0 });
-	}
-
-	/** Every job owed is found: what was not listed at this poll's first page is dated after it less the overlap. */
-	private explained(): void {
-		if (this.state) delete this.state.doubt;
-		this.settle();
-		if (this.firstPageFloor !== undefined) this.prove(this.firstPageFloor - OVERLAP_MS);
-	}
-
-	private prove(clear: number): void {
-		this.proved = Math.max(this.proved ?? clear, clear);
-	}
-
-	/** Owed jobs are explained: ambiguous ones seen are from before the first activation. */
-	private settle(): void {
-		for (const [id, updatedAt] of this.ambiguous.takeAll()) {
-			this.cutoff.markOld(id, this.status, Date.parse(updatedAt));
-		}
-		this.searching = false;
-		if (this.state) delete this.state.scan;
-	}
-
-	/**
-	 * The end of the poll, once it is known which found jobs it keeps (emitted or carried): `dropped` are the ones it
-	 * could not keep. `clear` rises to what the poll proved, but stays at or below every dropped job (a later search
-	 * finds it again) and every ambiguous job still undecided.
-	 */
-	closeFound(dropped: DueJob[]): void {
-		const state = this.state;
-		if (!state) return;
-		let clear = this.unreadable ? undefined : this.proved;
-		if (dropped.length > 0) {
-			const from = dropped.reduce(
-				(earliest, job) => Math.min(earliest, job.updatedAtMs),
-				Number.POSITIVE_INFINITY,
-			);
-			const scan = state.scan;
-			if (scan && scan.passTotal >= 0) {
-				scan.droppedFrom = scan.dropped > 0 ? Math.min(scan.droppedFrom, from) : from;
-				scan.dropped += dropped.length;
-			}
-			if (clear !== undefined) clear = Math.min(clear, from);
-		}
-		const undecided = this.ambiguous.oldest();
-		if (clear !== undefined && undecided !== undefined) clear = Math.min(clear, undecided);
-		if (clear !== undefined) state.clear = Math.max(state.clear, clear);
-	}
-
-	private restartShrunkScan(scan: ScanState, total: number): void {
-		this.note(
-			`status=${this.status}: the list shrank from ${scan.total} to ${total} jobs; the search starts over`,
-		);
-		if (this.state) delete this.state.scan;
+		const scan = this.state?.scan;
+		if (scan) this.count.resolveCompletePass(scan);
 	}
 }

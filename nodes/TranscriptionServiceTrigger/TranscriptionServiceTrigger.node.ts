@@ -9,19 +9,14 @@ import {
 	type IWebhookResponseData,
 } from 'n8n-workflow';
 
-import type { DownloadFormat } from '../../src/artifacts';
 import { isWebhookTestDelivery, type WebhookEventBody } from '../../src/webhooks';
 import { assertSigningSecret, requestTestDelivery } from './activation';
 import { mergeSeenEvents, processSeenEvents, rememberInProcess } from './dedupe';
 import { eventItemJson, withEventArtifact } from '../shared/event-item';
+import { readArtifactDownload } from '../shared/event-properties';
 import { readRawBody, signingSecrets } from '../shared/webhook-request';
-import {
-	decideDelivery,
-	resolveSettings,
-	type DeliverySettings,
-	type TriggerOptions,
-} from './delivery-decision';
-import { properties } from './description';
+import { decideDelivery, resolveSettings, type DeliverySettings } from './delivery-decision';
+import { properties, readTriggerOptions } from './description';
 
 export class TranscriptionServiceTrigger implements INodeType {
 	description: INodeTypeDescription = {
@@ -59,9 +54,9 @@ export class TranscriptionServiceTrigger implements INodeType {
 			async create(this: IHookFunctions): Promise<boolean> {
 				const webhookUrl = this.getNodeWebhookUrl('default') ?? '';
 				await assertSigningSecret(this);
-				const options = this.getNodeParameter('options', {}) as TriggerOptions;
+				const options = readTriggerOptions(this.getNodeParameter('options', {}) as IDataObject);
 				// A test listener ("Listen for test event") is not an activation, and its URL is not yet live here.
-				if (options.verifyOnActivation === true && this.getMode() !== 'manual') {
+				if (options.verifyOnActivation && this.getMode() !== 'manual') {
 					await requestTestDelivery(this, webhookUrl);
 				}
 				this.getWorkflowStaticData('node').webhookUrl = webhookUrl;
@@ -122,7 +117,7 @@ export class TranscriptionServiceTrigger implements INodeType {
 function readSettings(context: IWebhookFunctions): DeliverySettings {
 	return resolveSettings(
 		context.getNodeParameter('events', undefined) as string[] | undefined,
-		context.getNodeParameter('options', {}) as TriggerOptions,
+		context.getNodeParameter('options', {}) as IDataObject,
 	);
 }
 
@@ -132,13 +127,13 @@ async function eventItem(
 	receivedAtMs: number,
 ): Promise<INodeExecutionData> {
 	const json: IDataObject = eventItemJson(event, receivedAtMs);
-	const wantsArtifact = context.getNodeParameter('downloadArtifact', false) as boolean;
-	if (!wantsArtifact || event.event !== 'transcription.completed' || isWebhookTestDelivery(event))
+	const artifact = readArtifactDownload((name, unset) => context.getNodeParameter(name, unset));
+	if (
+		!artifact.download ||
+		event.event !== 'transcription.completed' ||
+		isWebhookTestDelivery(event)
+	)
 		return { json };
 
-	return await withEventArtifact(context, json, event.job_id, {
-		format: context.getNodeParameter('artifactFormat', 'srt') as DownloadFormat,
-		cues: context.getNodeParameter('includeCues', false) as boolean,
-		binaryPropertyName: String(context.getNodeParameter('binaryPropertyName', 'data')).trim(),
-	});
+	return await withEventArtifact(context, json, event.job_id, artifact);
 }

@@ -1,16 +1,15 @@
 // What the trigger does with one webhook delivery, decided without I/O so it can be tested with the
 // Python-signed vectors: reject (and why), acknowledge without starting anything, or accept.
 
-import {
-	DEFAULT_TOLERANCE_SECONDS,
-	deliveryEventHeader,
-	type WebhookEventBody,
-} from '../../src/webhooks';
+import type { IDataObject } from 'n8n-workflow';
+
+import { deliveryEventHeader, type WebhookEventBody } from '../../src/webhooks';
 import {
 	verifyDelivery,
 	type ReceivedDelivery,
 	type Rejection,
 } from '../shared/delivery-verification';
+import { DEFAULT_EVENTS } from '../shared/event-properties';
 import {
 	activeSeenEvents,
 	boundedToleranceSeconds,
@@ -18,6 +17,7 @@ import {
 	rememberEvent,
 	type SeenEvent,
 } from './dedupe';
+import { readTriggerOptions } from './description';
 
 const IGNORED_NOT_SELECTED = 'event not selected';
 const IGNORED_DUPLICATE = 'duplicate event_id';
@@ -29,28 +29,16 @@ export interface DeliverySettings {
 	deduplicate: boolean;
 }
 
-/** The node's Options collection; absent entries take their defaults. */
-export interface TriggerOptions {
-	deduplicate?: boolean;
-	toleranceSeconds?: number;
-	verifyOnActivation?: boolean;
-}
-
-export const DEFAULT_EVENTS: readonly string[] = [
-	'transcription.completed',
-	'transcription.failed',
-];
-
+/** The Events parameter (undefined when unset) and the Options collection as n8n hands them, with their defaults. */
 export function resolveSettings(
 	events: readonly string[] | undefined,
-	options: TriggerOptions,
+	options: IDataObject,
 ): DeliverySettings {
+	const { toleranceSeconds, deduplicate } = readTriggerOptions(options);
 	return {
 		events: events ?? DEFAULT_EVENTS,
-		toleranceSeconds: boundedToleranceSeconds(
-			options.toleranceSeconds ?? DEFAULT_TOLERANCE_SECONDS,
-		),
-		deduplicate: options.deduplicate ?? true,
+		toleranceSeconds: boundedToleranceSeconds(toleranceSeconds),
+		deduplicate,
 	};
 }
 

@@ -1,7 +1,7 @@
-import type { INodeProperties } from 'n8n-workflow';
+import type { IDataObject, INodeProperties } from 'n8n-workflow';
 
 import { DEFAULT_TOLERANCE_SECONDS } from '../../src/webhooks';
-import { artifactProperties, eventsProperty } from '../shared/event-properties';
+import { artifactProperties, eventsProperty, readOption } from '../shared/event-properties';
 import { MAX_TOLERANCE_SECONDS } from './dedupe';
 
 export const properties: INodeProperties[] = [
@@ -48,3 +48,19 @@ export const properties: INodeProperties[] = [
 		],
 	},
 ];
+
+/** The Options collection as the trigger reads it: each option as set, or else the default its field declares. */
+export interface TriggerOptions {
+	deduplicate: boolean;
+	toleranceSeconds: number;
+	verifyOnActivation: boolean;
+}
+
+export function readTriggerOptions(options: IDataObject): TriggerOptions {
+	const option = (name: string) => readOption(options, properties, 'options', name);
+	return {
+		deduplicate: Boolean(option('deduplicate')),
+		toleranceSeconds: Number(option('toleranceSeconds')),
+		verifyOnActivation: option('verifyOnActivation') === true,
+	};
+}

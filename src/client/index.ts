@@ -4,3 +4,4 @@ export * from './pagination';
 export * from './retry';
 export * from './answer-limits';
 export * from './base-url';
+export * from './rate-share';

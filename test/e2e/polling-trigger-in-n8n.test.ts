@@ -37,7 +37,10 @@ const POLL_TIMES = {
 			: { mode: 'custom', cronExpression: '0,5,10,15,20,25,30,35,40,45,50,55 * * * * *' },
 	],
 };
-/** Completed jobs one poll emits when it downloads their artifacts (the node's cap: each is a download it waits for). */
+/**
+ * Completed jobs a poll emits at the least when it downloads their artifacts: the activation's one round (later polls
+ * drain at the account's pace, which this sandbox sets far above these jobs). A bound for the waits only.
+ */
 const EMITTED_PER_POLL_WITH_ARTIFACT = 25;
 
 /** Time for `jobs` finished jobs to be emitted: the polls that carry them, the one that may tick before they end, slack. */

@@ -61,18 +61,33 @@ describe('first activation', () => {
 		});
 	});
 
-	test('jobs finishing within a second either side of it: the one after is emitted, the one before is not', async () => {
+	test('it starts at the end of the second the service answered it in: a job before then is never emitted, one after it is', async () => {
 		const { accountId, key, credentials } = await env.newAccount();
-		const [before, after] = [await env.liveJob(key), await env.liveJob(key)];
-		await env.admin.holdJob(before);
-		await env.admin.holdJob(after);
+		const [before, sameSecond, after] = [
+			await env.liveJob(key),
+			await env.liveJob(key),
+			await env.liveJob(key),
+		];
+		for (const job of [before, sameSecond, after]) await env.admin.holdJob(job);
 		// Created first, so deep in a newest-first list, beyond the page the activation reads.
 		await env.admin.seedJobs({ account_id: accountId, count: 250 });
 		const trigger = await PollingTriggerUnderTest.start({ credentials });
-		await env.admin.completeJob(before);
+		// 0.1 s into a second of the service's clock: the activation and the job after it end within that second.
+		const clock = env.sandbox.clock;
+		clock.advance((1100 - (clock.now() % 1000)) / 1000);
+		const second = Math.floor(clock.now() / 1000) * 1000;
+		const endedAt = async (jobId: string) =>
+			Date.parse((await env.admin.completeJob(jobId)).updated_at);
+		await endedAt(before);
 		await trigger.activate();
-		await env.admin.completeJob(after);
+		const sameSecondAt = await endedAt(sameSecond);
+		await env.admin.advanceClock(1);
+		const afterAt = await endedAt(after);
 
+		const since = trigger.storedState()!.statuses.completed!.since;
+		expect(since).toBe(second + 1000);
+		expect(sameSecondAt).toBeLessThan(since);
+		expect(afterAt).toBeGreaterThanOrEqual(since);
 		await env.admin.advanceClock(5);
 		expect(jobIds((await trigger.poll()) ?? [])).toEqual([after]);
 		expect(await trigger.poll()).toBeNull();

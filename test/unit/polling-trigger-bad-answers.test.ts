@@ -150,6 +150,7 @@ describe.each(SIM_ORDERS)('answers that are not a usable list (order %s)', (orde
 		service.advance(MINUTE);
 		const trigger = new SimTrigger(service, { statuses: ['completed'], maxRequests: 4 });
 		trigger.activate();
+		service.advance(MINUTE);
 		const [longJob] = service.create(1);
 		const newer = service.create(300);
 		for (const job of newer) service.finish(job, 'completed');

@@ -1,7 +1,8 @@
 // The Polling Trigger's first activation (nodes/TranscriptionServicePollingTrigger/session.ts), driven against a model
 // of GET /transcriptions in every list order: it starts from the service's now, whatever n8n's clock says, and emits
-// only what ends after. The jobs dated within seconds of it are polling-trigger-activation-zone.test.ts's.
-import { ZONE_MS } from '../../nodes/TranscriptionServicePollingTrigger/status-poll';
+// only what ends after. Right at where it starts, with a listing delay, with and without a Date header:
+// polling-trigger-activation-boundary.test.ts.
+import { DATE_RESOLUTION_MS } from '../../nodes/TranscriptionServicePollingTrigger/owed-count';
 import { type PollState } from '../../nodes/TranscriptionServicePollingTrigger/state';
 import {
 	keys,
@@ -51,18 +52,21 @@ describe.each(SIM_ORDERS)('list order %s', (order) => {
 			expect(trigger.emittedKeys()).toEqual([`completed:${running.job_id}`]);
 		});
 
-		test('jobs finished within the seconds around activation: the count tells old from new', () => {
+		test('jobs finished within seconds of the activation: before the end of its second never, after it each once', () => {
 			const service = new SimService(order);
 			const old = service.create(400);
 			for (const job of old) service.finish(job, 'completed');
-			const [lateOld, earlyNew, otherNew] = service.create(3);
+			const [lateOld, sameSecond, earlyNew, otherNew] = service.create(4);
 			service.advance(30 * MINUTE);
+			service.advance(1000 - (service.nowMs % 1000) + 600);
 			// The oldest-created jobs finish just before activation (deep in a newest-first list) and just after it.
 			service.finish(old[0], 'completed');
 			service.finish(lateOld, 'completed');
-			service.advance(400);
+			service.advance(100);
 			const trigger = new SimTrigger(service);
 			trigger.activate();
+			service.advance(200);
+			service.finish(sameSecond, 'completed');
 			service.advance(300);
 			service.finish(earlyNew, 'completed');
 			service.advance(5_000);
@@ -70,20 +74,24 @@ describe.each(SIM_ORDERS)('list order %s', (order) => {
 			service.advance(MINUTE);
 
 			trigger.pollUntilSettled();
+			expect(trigger.startsFrom()).toBeGreaterThan(sameSecond.updatedAtMs);
+			expect(trigger.startsFrom()).toBeLessThanOrEqual(earlyNew.updatedAtMs);
 			expect(sorted(trigger.emittedKeys())).toEqual(
 				sorted(keys([earlyNew, otherNew], 'completed')),
 			);
 		});
 
-		test('without a Date header it starts from its own clock, with a wider zone', () => {
+		test('without a Date header it starts from its own clock, 30 s after the activation', () => {
 			const service = new SimService(order);
 			service.sendsDate = false;
 			for (const job of service.create(120)) service.finish(job, 'completed');
-			const [running] = service.create(1);
+			const [early, running] = service.create(2);
 			service.advance(2 * MINUTE);
 			const trigger = new SimTrigger(service);
 			trigger.activate();
-			service.advance(10_000);
+			service.advance(29_000);
+			service.finish(early, 'completed');
+			service.advance(2_000);
 			service.finish(running, 'completed');
 			service.advance(MINUTE);
 			trigger.pollUntilSettled();
@@ -131,8 +139,8 @@ describe.each([
 			expect(trigger.polls.flatMap((run) => run.notes)).toEqual([]);
 			// The latest emitted job bounds the watermark on the service's clock, whatever n8n's says.
 			const state = trigger.memory as PollState;
-			expect(state.latest).toBeLessThanOrEqual(service.nowMs + ZONE_MS);
-			expect(state.statuses.completed?.since).toBe(Math.floor(activatedAt / 1000) * 1000 - ZONE_MS);
+			expect(state.latest).toBeLessThanOrEqual(service.nowMs + DATE_RESOLUTION_MS);
+			expect(state.statuses.completed?.since).toBe(Math.floor(activatedAt / 1000) * 1000 + 1000);
 		},
 	);
 });

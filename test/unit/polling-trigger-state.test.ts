@@ -149,6 +149,7 @@ describe('stored state', () => {
 		const service = new SimService();
 		const trigger = new SimTrigger(service, { credential: 'key-1' });
 		trigger.activate();
+		service.advance(MINUTE);
 		const [job] = service.create(1);
 		service.finish(job, 'completed');
 		service.advance(MINUTE);
@@ -168,7 +169,7 @@ describe('stored state', () => {
 				version: 1,
 				account: 'a',
 				credential: 'c',
-				statuses: { queued: { known: 0, since: 0, zoneEnd: 0, clear: 0 } },
+				statuses: { queued: { known: 0, since: 0, clear: 0 } },
 				latest: 0,
 				watermark: 0,
 				turn: 0,

@@ -3,11 +3,17 @@
 import { declaredLengthTooLarge, MAX_BODY_BYTES } from '../../nodes/shared/delivery-verification';
 import { eventItemJson } from '../../nodes/shared/event-item';
 import {
-	decideDelivery,
+	artifactProperties,
 	DEFAULT_EVENTS,
+	readArtifactDownload,
+} from '../../nodes/shared/event-properties';
+import {
+	decideDelivery,
 	resolveSettings,
 	type DeliveryDecision,
 } from '../../nodes/TranscriptionServiceTrigger/delivery-decision';
+import { properties as triggerProperties } from '../../nodes/TranscriptionServiceTrigger/description';
+import { properties as pollingProperties } from '../../nodes/TranscriptionServicePollingTrigger/description';
 import {
 	loadTriggerVectors,
 	vectorBody,
@@ -202,6 +208,43 @@ describe('resolveSettings', () => {
 				deduplicate: false,
 			},
 		);
+	});
+});
+
+describe("the triggers' fields: each default declared once, in its field", () => {
+	const field = (properties: typeof triggerProperties, name: string) =>
+		properties.find((property) => property.name === name);
+
+	it("both triggers take Events' default and the artifact fields from nodes/shared/event-properties.ts", () => {
+		expect(field(triggerProperties, 'events')?.default).toBe(DEFAULT_EVENTS);
+		expect(field(pollingProperties, 'events')?.default).toBe(DEFAULT_EVENTS);
+		for (const artifactField of artifactProperties) {
+			expect(field(triggerProperties, artifactField.name)).toBe(artifactField);
+			expect(field(pollingProperties, artifactField.name)).toBe(artifactField);
+		}
+	});
+
+	it('an unset field is read as its declared default', () => {
+		const asked: Array<[string, unknown]> = [];
+		const artifact = readArtifactDownload((name, unset) => {
+			asked.push([name, unset]);
+			return unset;
+		});
+		expect(artifact).toEqual({ download: false, format: 'srt', binaryPropertyName: 'data' });
+		expect(asked).toEqual(artifactProperties.map((property) => [property.name, property.default]));
+	});
+
+	it('a field set is read as set, Put Output File in Field trimmed', () => {
+		const set: Record<string, unknown> = {
+			downloadArtifact: true,
+			artifactFormat: 'pdf',
+			binaryPropertyName: ' transcript ',
+		};
+		expect(readArtifactDownload((name) => set[name])).toEqual({
+			download: true,
+			format: 'pdf',
+			binaryPropertyName: 'transcript',
+		});
 	});
 });
 

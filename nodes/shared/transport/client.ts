@@ -54,6 +54,15 @@ export interface ApiRequest {
 	itemIndex?: number;
 }
 
+/**
+ * Told of every attempt a client sends and of its answer (headers undefined when none came): a caller's own account
+ * of what it spends, beside the account's pacer (the Polling Trigger keeps to its share of the rate limits).
+ */
+export interface RequestWatch {
+	sent(bucket: RateLimitBucket): void;
+	answered(bucket: RateLimitBucket, headers: Record<string, string> | undefined): void;
+}
+
 interface Connection {
 	settings: ServiceSettings;
 	pacer: RateLimitPacer;
@@ -66,6 +75,7 @@ export class TranscriptionServiceClient {
 	constructor(
 		private readonly context: RequestContext,
 		private readonly policy: RetryPolicy = DEFAULT_RETRY_POLICY,
+		private readonly watch?: RequestWatch,
 	) {}
 
 	cancelSignal(): AbortSignal | undefined {
@@ -118,6 +128,7 @@ export class TranscriptionServiceClient {
 		for (let attempt = 1; ; attempt++) {
 			await this.waitForPacer(pacer, definition.bucket, signal, request.itemIndex);
 			const raw = await this.openRawBody(pacer, request, definition.bucket);
+			this.watch?.sent(definition.bucket);
 			let outcome: AttemptOutcome;
 			let response: IN8nHttpFullResponse | undefined;
 			const timeoutMs =
@@ -145,9 +156,11 @@ export class TranscriptionServiceClient {
 				const headers = lowerCaseHeaders(response.headers);
 				// A 429 is not counted by the service: it tells the pacer the window is spent, not that we spent it.
 				pacer.observe(definition.bucket, headers, Date.now(), response.statusCode !== 429);
+				this.watch?.answered(definition.bucket, headers);
 				outcome = { kind: 'response', status: response.statusCode, headers };
 			} catch (error) {
 				pacer.observe(definition.bucket, undefined, Date.now());
+				this.watch?.answered(definition.bucket, undefined);
 				if (signal?.aborted) throw new NodeApiError(this.context.getNode(), error as JsonObject);
 				// The same answer would come again: report it, do not retry it.
 				if (error instanceof AnswerTooLarge)

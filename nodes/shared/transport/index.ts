@@ -3,6 +3,7 @@ export {
 	apiErrorOf,
 	TranscriptionServiceClient,
 	type ApiRequest,
+	type RequestWatch,
 } from './client';
 export { cancelSignalOf, type BinaryStream, type RequestContext } from './context';
 export type { ApiResponse } from './http';

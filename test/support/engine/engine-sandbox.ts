@@ -5,6 +5,7 @@ import { SandboxAdmin } from '../../../sandbox/admin-client';
 import type { RunningSandbox, SandboxOptions } from '../../../sandbox/server';
 import { startSandbox } from '../../../sandbox/server';
 import type { ControlledClock } from '../clock/controlled-clock';
+import type { PollingClock } from './polling-clock';
 import { createJob, uploadMedia } from '../sandbox/client';
 import { startRecordingProxy } from './harness';
 import type { RecordingProxy, TestCredentials } from './harness';
@@ -13,8 +14,11 @@ export interface EngineSandboxOptions extends Omit<
 	SandboxOptions,
 	'port' | 'quiet' | 'realNow' | 'timers'
 > {
-	/** The file's controlled clock (useControlledClock): the sandbox's time and timers run on it. */
-	clock?: ControlledClock;
+	/**
+	 * The file's clock: a controlled clock (useControlledClock) runs the sandbox's time and timers; a PollingClock, which
+	 * jumps, gives it the time alone (the test drives the sandbox's due work with `clock.drives`).
+	 */
+	clock?: ControlledClock | PollingClock;
 	/**
 	 * Put a recording proxy between the nodes and the sandbox (the credentials point at it); its exchanges and
 	 * concurrency peak are cleared before each test.
@@ -57,7 +61,8 @@ export function useEngineSandbox(options: EngineSandboxOptions = {}): EngineSand
 	beforeAll(async () => {
 		const sandbox = await startSandbox({
 			...sandboxOptions,
-			...(clock ? { realNow: () => clock.now(), timers: clock } : {}),
+			...(clock ? { realNow: () => clock.now() } : {}),
+			...(clock && 'setTimer' in clock ? { timers: clock } : {}),
 			port: 0,
 			quiet: true,
 		});

@@ -570,6 +570,8 @@ export async function startRecordingProxy(
 		if (reply) {
 			exchange.status = reply.status;
 			exchange.responseHeaders = reply.headers;
+			// Exactly the headers given: no Date of Node's own, which reads this machine's clock, not the service's.
+			outgoing.sendDate = false;
 			outgoing.writeHead(reply.status, reply.headers);
 			outgoing.end(reply.body);
 			return;
@@ -585,6 +587,8 @@ export async function startRecordingProxy(
 			(answer) => {
 				exchange.status = answer.statusCode;
 				exchange.responseHeaders = answer.headers;
+				// The answer's own headers: no Date of Node's (this machine's clock) where it has none.
+				outgoing.sendDate = false;
 				outgoing.writeHead(answer.statusCode ?? 502, answer.headers);
 				answer.pipe(outgoing);
 			},

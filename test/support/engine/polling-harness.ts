@@ -1,9 +1,10 @@
 // The Transcription Service Polling Trigger as n8n runs an active polling workflow (n8n-core's
 // ActiveWorkflows.activatePolling and the cli's active-workflow-manager, read in 2.8.4, 2.15.1 and 1.123.81): one
-// Workflow per activation holds the static data in memory between polls; the node's real poll() runs in n8n-core's
-// own PollContext; a poll that returns data is emitted, and static data is saved then (__emit) and after the
-// activation's first poll (ActiveWorkflowManager.add); an error in the activation's poll fails the activation, one in
-// a later poll becomes an error execution (__emitError). A restart drops the memory and activates from what was saved.
+// Workflow and one PollContext per activation hold the static data in memory between polls; the node's real poll()
+// runs in n8n-core's own PollContext; what a poll emits (__emit, during the poll or as its result) starts an execution,
+// and static data is saved then and after the activation's first poll (ActiveWorkflowManager.add); an error in the
+// activation's poll fails the activation, one in a later poll becomes an error execution (__emitError). A restart drops
+// the memory and activates from what was saved. Poll Times are the node's parameter `pollTimes`.
 import { createServer, request as httpRequest } from 'node:http';
 import type { AddressInfo } from 'node:net';
 
@@ -39,17 +40,20 @@ let workflowCounter = 0;
 export interface PollingSetup {
 	parameters?: INodeParameters;
 	credentials: TestCredentials;
+	/** What n8n 2.41 and later tell a poll it may take (getPollBudgetMs); earlier n8n tell nothing. */
+	pollBudgetMs?: number;
 }
 
 export class PollingTriggerUnderTest {
 	/** The workflow's static data as n8n's database holds it. */
 	storedStaticData: IDataObject = {};
-	/** What each emitting poll handed n8n to start an execution with (its first output). */
+	/** What each emission handed n8n to start an execution with (its first output), in order. */
 	readonly emissions: INodeExecutionData[][] = [];
+	/** When each emission came (Date.now(), the test's clock). */
+	readonly emittedAt: number[] = [];
 	/** Errors of scheduled polls (n8n saves each as an error execution). */
 	readonly errors: Error[] = [];
 	private readonly workflowId = `polling-engine-workflow-${++workflowCounter}`;
-	private workflow: Workflow | undefined;
 	private context: PollContext | undefined;
 	/** What n8n decrypts for the node on every poll: an edit of the credential reaches the next poll. */
 	private readonly credentials: Record<string, ICredentialDataDecryptedObject>;
@@ -80,20 +84,28 @@ export class PollingTriggerUnderTest {
 	/** Activation: the first poll (an error fails the activation), then the save n8n makes after every activation. */
 	async activate(): Promise<INodeExecutionData[] | null> {
 		const workflow = this.newWorkflow();
-		this.workflow = workflow;
+		// n8n's __emit: static data saved, an execution started with the data.
+		const emit = (data: INodeExecutionData[][]) => {
+			this.save(workflow);
+			this.emissions.push(data[0]);
+			this.emittedAt.push(Date.now());
+		};
 		this.context = new PollContext(
 			workflow,
 			workflow.getNode(POLLING_NODE_NAME)!,
 			this.additionalData(),
 			'trigger',
 			'activate',
+			emit,
 		);
+		const budget = this.setup.pollBudgetMs;
+		if (budget !== undefined) Object.assign(this.context, { getPollBudgetMs: () => budget });
 		const items = await this.runPoll(true);
 		this.save(workflow);
 		return items;
 	}
 
-	/** A tick of Poll Times. */
+	/** A tick of Poll Times: what the poll emitted (in one or more executions), null when nothing. */
 	async poll(): Promise<INodeExecutionData[] | null> {
 		if (!this.context) throw new Error('Activate the workflow first');
 		return await this.runPoll(false);
@@ -101,7 +113,6 @@ export class PollingTriggerUnderTest {
 
 	/** n8n stops and starts again: what was only in memory is gone, and the workflow is activated again. */
 	async restart(): Promise<INodeExecutionData[] | null> {
-		this.workflow = undefined;
 		this.context = undefined;
 		return await this.activate();
 	}
@@ -118,19 +129,17 @@ export class PollingTriggerUnderTest {
 	}
 
 	private async runPoll(activating: boolean): Promise<INodeExecutionData[] | null> {
-		const workflow = this.workflow!;
+		const context = this.context!;
+		const before = this.emissions.length;
 		try {
-			const data = await this.nodeType().poll!.call(this.context!);
-			if (data === null) return null;
-			// __emit: static data saved, an execution started with the data.
-			this.save(workflow);
-			this.emissions.push(data[0]);
-			return data[0];
+			const data = await this.nodeType().poll!.call(context);
+			if (data !== null) context.__emit(data);
 		} catch (error) {
 			if (activating) throw error;
 			this.errors.push(error as Error);
-			return null;
 		}
+		const emitted = this.emissions.slice(before).flat();
+		return emitted.length > 0 ? emitted : null;
 	}
 
 	private nodeType(): INodeType {
@@ -202,6 +211,8 @@ export async function startListGate(
 						headers: { ...incoming.headers, host: target.host },
 					},
 					(answer) => {
+						// The answer's own headers: no Date of Node's (this machine's clock) where it has none.
+						outgoing.sendDate = false;
 						outgoing.writeHead(answer.statusCode ?? 502, answer.headers);
 						answer.pipe(outgoing);
 					},

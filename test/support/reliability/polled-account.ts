@@ -2,9 +2,9 @@
 // seconds), an account with a history of jobs, and the trigger's real poll() in n8n-core's PollContext
 // (test/support/engine/polling-harness.ts) reading it through a proxy that answers list requests in the service's
 // place while the class's fault is on. A timeline of minutes — jobs ending, the clock moving on, a poll — healthy, then
-// through the fault (longer than the trigger's 10-minute overlap) or the load, then healthy until the trigger has
-// caught up; the emissions are then judged against the sandbox's own records, and each job's lag (from its end to the
-// poll that emitted it, on the service's clock) is measured.
+// through the fault (longer than the trigger's 10-minute overlap), then healthy until the trigger has caught up; the
+// emissions are then judged against the sandbox's own records. The loads and the first activation at the documented
+// bounds are polled-load.ts's and polled-activation.ts's.
 import type { IncomingMessage } from 'node:http';
 
 import type { INodeExecutionData } from 'n8n-workflow';
@@ -18,15 +18,13 @@ import {
 	type ProxyReply,
 	type RecordingProxy,
 } from '../engine/harness';
-import { PollingTriggerUnderTest, startListGate } from '../engine/polling-harness';
+import { PollingTriggerUnderTest } from '../engine/polling-harness';
 import { servedArtifact } from './paused-batch';
 
 const MINUTE_SECONDS = 60;
 /** Jobs listed before the activation: the first page is not the whole list, and none of them may be emitted. */
 const HISTORY_JOBS = 250;
 const PAGE_LIMIT = 100;
-/** Jobs held running on an account busy at its activation, one ending during each poll's paging. */
-const BUSY_JOBS = 300;
 
 /** A list request as the proxy sees it. */
 export interface ListCall {
@@ -42,17 +40,6 @@ export interface PolledAccountOptions {
 	answer?: (call: ListCall, account: PolledAccount) => unknown;
 	/** Download Artifact (on unless told). */
 	downloadArtifact?: boolean;
-	/** Completed jobs before the activation (HISTORY_JOBS unless told). */
-	history?: number;
-	/** The node's Max Requests per Poll (its default unless told). */
-	maxRequests?: number;
-	/** The node's Events (completed and failed unless told). */
-	events?: string[];
-	/**
-	 * The account is busy at the first activation: one job ends 40 ms before it and one 300 ms after it (created first,
-	 * deep in the list), and while `busy` is on a job ends before the first search page of every poll.
-	 */
-	busyActivation?: boolean;
 }
 
 export class PolledAccount {
@@ -69,21 +56,8 @@ export class PolledAccount {
 	key: string;
 	/** The full list of each status as the sandbox has it, read before each poll while a fault needs it. */
 	lists = new Map<string, unknown[]>();
-	/** The longest time (ms, the service's clock) from a job's end to the poll that emitted it. */
-	worstLagMs = 0;
-	/** The most jobs ended and not yet emitted at the end of a poll. */
-	peakBacklog = 0;
-	/** busyActivation: a job ends before the first search page of each poll while this is on. */
-	busy = false;
-	/** busyActivation: jobs that ended during a poll's paging. */
-	endedDuringPaging = 0;
-	/** busyActivation: the job that ended just before the activation (never to be emitted). */
-	endedBeforeActivation: string | undefined;
 	/** Whether the trigger downloads artifacts (judge compares their bytes). */
 	private downloads = true;
-	private busyPoll = -1;
-	private readonly running: string[] = [];
-	private closeGate: (() => Promise<void>) | undefined;
 
 	private constructor(
 		readonly sandbox: RunningSandbox,
@@ -115,19 +89,14 @@ export class PolledAccount {
 				? made.account.answerInPlace(incoming, options.answer)
 				: undefined,
 		);
-		// Between the node and the proxy: on a busy account, a job ends before a poll's first search page.
-		const gate = await startListGate(proxy.baseUrl, async ({ cursor }) => {
-			await made.account?.endDuringPaging(cursor);
-		});
 		const trigger = await PollingTriggerUnderTest.start({
 			parameters: {
-				events: options.events ?? ['transcription.completed', 'transcription.failed'],
+				events: ['transcription.completed', 'transcription.failed'],
 				downloadArtifact: options.downloadArtifact ?? true,
 				artifactFormat: 'srt',
 				binaryPropertyName: 'data',
-				...(options.maxRequests ? { options: { maxRequests: options.maxRequests } } : {}),
 			},
-			credentials: { apiKey: key.key, baseUrl: gate.baseUrl },
+			credentials: { apiKey: key.key, baseUrl: proxy.baseUrl },
 		});
 		const observer = await admin.createKey({ account_id: key.account_id });
 		const account = new PolledAccount(
@@ -140,51 +109,15 @@ export class PolledAccount {
 			observer.key,
 		);
 		made.account = account;
-		account.closeGate = gate.close;
 		account.downloads = options.downloadArtifact ?? true;
-		const aroundActivation = options.busyActivation
-			? (await held(admin, key.account_id, 2)).job_ids
-			: [];
-		await admin.seedJobs({ account_id: key.account_id, count: options.history ?? HISTORY_JOBS });
+		await admin.seedJobs({ account_id: key.account_id, count: HISTORY_JOBS });
 		await admin.seedJobs({ account_id: key.account_id, count: 20, status: 'failed' });
 		// An hour of history: none of it within seconds of the activation.
 		await admin.advanceClock(3600);
-		if (options.busyActivation) {
-			account.running.push(...(await held(admin, key.account_id, BUSY_JOBS)).job_ids);
-			const [before, after] = aroundActivation;
-			account.advanceToPhase(0, 260);
-			await admin.completeJob(before);
-			account.endedBeforeActivation = before;
-			account.advanceToPhase(0, 300);
-			await trigger.activate();
-			account.advanceToPhase(0, 600);
-			await admin.completeJob(after);
-			account.ended.add(after);
-			account.busy = true;
-			return account;
-		}
 		await trigger.activate();
-		// Past the first activation's ambiguous zone (seconds around it), which its own class covers.
+		// Past the second the activation started from, which its own class covers.
 		await admin.advanceClock(5);
 		return account;
-	}
-
-	/** The sandbox's clock moves `seconds` on, and to `phaseMs` into a second (an activation, a poll at a set moment). */
-	private advanceToPhase(seconds: number, phaseMs: number): void {
-		const clock = this.sandbox.clock;
-		const into = clock.now() % 1000;
-		clock.advance((seconds * 1000 + ((phaseMs - into + 1000) % 1000)) / 1000);
-	}
-
-	/** busyActivation: before the first search page of a poll, one held job ends. */
-	private async endDuringPaging(cursor: number): Promise<void> {
-		if (!this.busy || cursor === 0 || this.busyPoll === this.polls) return;
-		const job = this.running.shift();
-		if (!job) return;
-		this.busyPoll = this.polls;
-		await this.admin.completeJob(job);
-		this.ended.add(job);
-		this.endedDuringPaging++;
 	}
 
 	/** `count` jobs end now, every fourth one failed. */
@@ -220,13 +153,9 @@ export class PolledAccount {
 		};
 	}
 
-	/**
-	 * A minute passes on the service's clock; n8n polls unless it is down. On a busy account the poll begins 50 ms into
-	 * a second, so the job that ends during its paging is dated within the second its first page was answered in.
-	 */
+	/** A minute passes on the service's clock; n8n polls unless it is down. */
 	async minute(options: { n8nDown?: boolean } = {}): Promise<INodeExecutionData[] | null> {
-		if (this.busy) this.advanceToPhase(MINUTE_SECONDS, 50);
-		else await this.admin.advanceClock(MINUTE_SECONDS);
+		await this.admin.advanceClock(MINUTE_SECONDS);
 		if (options.n8nDown) return null;
 		if (this.faultOn) {
 			await this.readLists();
@@ -234,11 +163,6 @@ export class PolledAccount {
 		}
 		this.polls++;
 		const items = await this.trigger.poll();
-		const now = this.sandbox.clock.now();
-		for (const item of items ?? []) {
-			this.worstLagMs = Math.max(this.worstLagMs, now - Date.parse(String(item.json.created_at)));
-		}
-		this.peakBacklog = Math.max(this.peakBacklog, this.ended.size - this.emittedIds().size);
 		return items;
 	}
 
@@ -270,7 +194,6 @@ export class PolledAccount {
 	}
 
 	async close(): Promise<void> {
-		await this.closeGate?.();
 		await this.proxy.close();
 		await this.sandbox.close();
 	}
@@ -415,9 +338,4 @@ export function listAnswer(
 		total: items.length,
 		links: { self: `/api/v1/transcriptions?cursor=${call.cursor}`, next: null, prev: null },
 	};
-}
-
-/** `count` jobs of the account held running (they end when the test ends them). */
-async function held(admin: SandboxAdmin, accountId: string, count: number) {
-	return await admin.seedJobs({ account_id: accountId, count, status: 'processing', held: true });
 }
