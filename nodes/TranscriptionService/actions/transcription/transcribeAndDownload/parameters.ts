@@ -94,7 +94,8 @@ export function readParameters(
 		});
 	}
 	return {
-		binaryPropertyName: context.getNodeParameter('binaryPropertyName', itemIndex) as string,
+		// Hidden (and so absent) when the media comes from a link.
+		binaryPropertyName: context.getNodeParameter('binaryPropertyName', itemIndex, 'data') as string,
 		formats,
 		additionalFields: context.getNodeParameter('additionalFields', itemIndex, {}) as IDataObject,
 		...readOptions(context.getNodeParameter('options', itemIndex, {}) as IDataObject),

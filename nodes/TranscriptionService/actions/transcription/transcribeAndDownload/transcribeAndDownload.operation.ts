@@ -8,6 +8,7 @@ import type { ItemContext } from '../../../../shared/errors';
 import type { TranscriptionServiceClient } from '../../../../shared/transport';
 import { artifactFormatOptions } from '../../../../shared/vocabulary';
 import { inputBinaryFieldProperty } from '../../../helpers/binary';
+import { mediaLinkProperties, mediaSourceProperty } from '../../../helpers/media-link';
 import type { ItemOutcome } from '../../../helpers/item-loop';
 import { additionalFieldsProperty } from '../../../helpers/create-job';
 import { optionsProperty, readConcurrency, readWaitMode } from './parameters';
@@ -15,7 +16,9 @@ import { pauseUntilWebhook, startPausedJob, type PausedItem } from './pause-mode
 import { pollItem } from './poll-mode';
 
 const properties: INodeProperties[] = [
-	inputBinaryFieldProperty,
+	mediaSourceProperty,
+	{ ...inputBinaryFieldProperty, displayOptions: { show: { mediaSource: ['binary'] } } },
+	...mediaLinkProperties({ mediaSource: ['url'] }),
 	{
 		displayName: 'Download Formats',
 		name: 'formats',
