@@ -72,7 +72,12 @@ export interface MediaHost {
 
 const KIB = 1024;
 
-export async function startMediaHost(): Promise<MediaHost> {
+export interface MediaHostOptions {
+	/** The loopback address each server listens on (default 127.0.0.1): another one is another host to n8n's SSRF rules. */
+	addresses?: { main?: string; other?: string };
+}
+
+export async function startMediaHost(options: MediaHostOptions = {}): Promise<MediaHost> {
 	const files = new Map<string, HostedFile>();
 	const requests: HostedRequest[] = [];
 	const token = 'media-host-token-7f3a91';
@@ -245,10 +250,11 @@ export async function startMediaHost(): Promise<MediaHost> {
 	};
 
 	for (const server of ['main', 'other'] as const) {
+		const address = options.addresses?.[server] ?? '127.0.0.1';
 		const running = serve(server);
-		running.listen(0, '127.0.0.1');
+		running.listen(0, address);
 		await once(running, 'listening');
-		origins[server] = `http://127.0.0.1:${(running.address() as AddressInfo).port}`;
+		origins[server] = `http://${address}:${(running.address() as AddressInfo).port}`;
 		servers.push(running);
 	}
 
@@ -272,10 +278,10 @@ export async function startMediaHost(): Promise<MediaHost> {
 }
 
 /** One media host for a test file (beforeAll/afterAll); its request log is emptied before each test. */
-export function useMediaHost(): MediaHost {
+export function useMediaHost(options: MediaHostOptions = {}): MediaHost {
 	let host: MediaHost | undefined;
 	beforeAll(async () => {
-		host = await startMediaHost();
+		host = await startMediaHost(options);
 	});
 	beforeEach(() => {
 		if (host) host.requests.length = 0;

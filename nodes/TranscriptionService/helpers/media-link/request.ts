@@ -125,6 +125,13 @@ async function getWithRetries(
 			const { statusCode, headers } = result.exchange.response;
 			if (!RETRYABLE_STATUSES.has(statusCode)) return result.exchange;
 			outcome = { kind: 'response', status: statusCode, headers: lowerCaseHeaders(headers) };
+		} else if (refusedBySsrfProtection(result.error)) {
+			throw mediaError(context, request, {
+				code: 'media_link_blocked',
+				message: `n8n refused to connect to ${redactLink(url)}: this n8n's SSRF protection blocks its address`,
+				description:
+					'Your n8n administrator blocks requests to private and internal addresses (N8N_SSRF_PROTECTION_ENABLED, n8n 2.12 and later). Use a public link, or ask them to allow this host (N8N_SSRF_ALLOWED_HOSTNAMES or N8N_SSRF_ALLOWED_IP_RANGES).',
+			});
 		} else {
 			outcome = { kind: 'network_error', error: networkErrorOf(result.error) };
 		}
@@ -259,19 +266,25 @@ function unreachableError(
 		outcome.kind === 'network_error'
 			? (outcome.error as { code?: string; message: string })
 			: undefined;
-	// n8n's SSRF protection (N8N_SSRF_PROTECTION_ENABLED, n8n 2.12 and later) refuses the address before connecting.
-	const blocked = /SSRF|blocked (?:ip|host)/i.test(error?.message ?? '');
-	if (blocked) {
-		return mediaError(context, request, {
-			code: 'media_link_blocked',
-			message: `n8n refused to connect to ${redactLink(url)}: its address is blocked by this n8n's SSRF protection`,
-			description:
-				'Your n8n administrator blocks requests to private and internal addresses (N8N_SSRF_PROTECTION_ENABLED). Use a public link, or ask them to allow this host (N8N_SSRF_ALLOWED_HOSTNAMES or N8N_SSRF_ALLOWED_IP_RANGES).',
-		});
-	}
 	return mediaError(context, request, {
 		code: 'media_unreachable',
 		message: `Could not download from the media host at ${redactLink(url)} after ${attempts} attempt${attempts === 1 ? '' : 's'}${networkFailureInWords(error)}`,
 		description: 'Check that the link opens from the machine n8n runs on.',
 	});
+}
+
+/**
+ * n8n's SSRF protection (n8n 2.12 and later, N8N_SSRF_PROTECTION_ENABLED) refuses a blocked address before connecting,
+ * with an SsrfBlockedIpError or SsrfBlockedHostnameError, possibly wrapped by n8n's HTTP client.
+ */
+function refusedBySsrfProtection(error: unknown, depth = 0): boolean {
+	if (typeof error !== 'object' || error === null || depth > 3) return false;
+	const { name, message, cause } = error as { name?: unknown; message?: unknown; cause?: unknown };
+	if (typeof name === 'string' && /^Ssrf/.test(name)) return true;
+	if (
+		typeof message === 'string' &&
+		/request was blocked because|Server-Side Request Forgery/i.test(message)
+	)
+		return true;
+	return refusedBySsrfProtection(cause, depth + 1);
 }
