@@ -38,6 +38,8 @@ export interface MediaBody {
 	transferFailure?: () => Error | undefined;
 	/** Lets go of what the body holds open (a download not read to its end). */
 	close?: () => void;
+	/** Aborts when the bytes' source fails: the upload under way is ended at once, not left waiting for them. */
+	sourceFailed?: AbortSignal;
 }
 
 export interface UploadResult extends PublicUploadBinaryResponse {
@@ -68,6 +70,7 @@ export async function uploadMedia(
 			rawBody: media.body,
 			contentLength: media.sizeBytes,
 			acceptStatuses: [409],
+			abortSignal: media.sourceFailed,
 			itemIndex,
 		});
 	} catch (error) {

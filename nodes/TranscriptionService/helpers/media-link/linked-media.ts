@@ -75,11 +75,15 @@ export async function openLinkedMedia(
 		});
 	}
 	if (length !== undefined) {
-		let transfer = new MediaTransfer(context, answer.body, answer.abort, {
-			...request,
-			url: answer.url,
-			expectedBytes: length,
-		});
+		// One for all of the item's downloads: once one fails, the item does.
+		const failing = new AbortController();
+		let transfer = new MediaTransfer(
+			context,
+			answer.body,
+			answer.abort,
+			{ ...request, url: answer.url, expectedBytes: length },
+			failing,
+		);
 		let unread: BinaryStream | undefined = answer.body;
 		return {
 			fileName,
@@ -88,14 +92,15 @@ export async function openLinkedMedia(
 			shownLink,
 			route: 'streamed',
 			body: async () => {
+				// A host that broke off before the upload began: a dead stream would leave the upload waiting.
+				if (transfer.failure) throw transfer.failure;
 				if (unread) {
 					const body = unread;
 					unread = undefined;
 					return body;
 				}
-				// An upload attempt failed. If the host broke it off, that is the item's error (a new download would
-				// likely end the same way); if the service did, the file is fetched again for the next attempt.
-				if (transfer.failure) throw transfer.failure;
+				// An upload attempt failed, and the service failed it (a host that broke it off is the item's error,
+				// above): the file is fetched again for the next attempt.
 				transfer.close();
 				const again = await requestMedia(context, request);
 				const againLength = announcedLength(again);
@@ -108,14 +113,17 @@ export async function openLinkedMedia(
 							'The upload slot was made for the first size. Run the item again once the file stays the same.',
 					});
 				}
-				transfer = new MediaTransfer(context, again.body, again.abort, {
-					...request,
-					url: again.url,
-					expectedBytes: length,
-				});
+				transfer = new MediaTransfer(
+					context,
+					again.body,
+					again.abort,
+					{ ...request, url: again.url, expectedBytes: length },
+					failing,
+				);
 				return again.body;
 			},
 			transferFailure: () => transfer.failure,
+			sourceFailed: failing.signal,
 			close: () => transfer.close(),
 		};
 	}

@@ -27,12 +27,16 @@ export class MediaTransfer {
 	private failed: NodeOperationError | undefined;
 	private readonly over = new AbortController();
 
-	/** `abort` ends the request the body belongs to, its connection included (MediaAnswer.abort). */
+	/**
+	 * `abort` ends the request the body belongs to, its connection included (MediaAnswer.abort); `failed` is aborted,
+	 * with the failure as its reason, when the download fails (`failing`).
+	 */
 	constructor(
 		private readonly context: Pick<IExecuteFunctions, 'getNode'>,
 		private readonly body: BinaryStream,
 		private readonly abort: () => void,
 		private readonly limits: TransferLimits,
+		private readonly failing: AbortController = new AbortController(),
 	) {
 		// Paused explicitly, a stream stays paused when a listener for its data is added: the bytes flow only once the
 		// reader (a pipe, n8n's store) takes them, and this counter sees every one of them.
@@ -119,6 +123,7 @@ export class MediaTransfer {
 		if (this.failed !== undefined) return;
 		this.failed = mediaError(this.context, this.limits, failure);
 		this.over.abort();
+		this.failing.abort(this.failed);
 		if (!destroy) return;
 		if (!this.body.destroyed) this.body.destroy(this.failed);
 		// A body that waits on a silent host is not ended by destroying it alone (MediaAnswer.abort).
