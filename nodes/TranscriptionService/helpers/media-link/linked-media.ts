@@ -13,6 +13,12 @@ import { mediaError } from './errors';
 import { requestMedia, type MediaAnswer } from './request';
 import { MediaTransfer } from './transfer';
 
+/**
+ * The largest binary n8n's "database" mode hands back: node-postgres reads a bytea column as hex text ("\x" and two
+ * characters a byte), and a V8 string stops at 2^29 − 24 characters (test/queue/transcribe-on-workers.test.ts).
+ */
+const DATABASE_MODE_LARGEST_READABLE_BYTES = 2 ** 28 - 13;
+
 export interface MediaLinkSettings {
 	link: URL;
 	/** Send the Media Link credential with the request (to the link's own origin only). */
@@ -144,6 +150,14 @@ export async function openLinkedMedia(
 	const sizeBytes = stored.id
 		? (stored.bytes ?? (await context.helpers.getBinaryMetadata(stored.id)).fileSize)
 		: Buffer.byteLength(stored.data, 'base64');
+	if (stored.id?.startsWith('database:') && sizeBytes > DATABASE_MODE_LARGEST_READABLE_BYTES) {
+		throw mediaError(context, request, {
+			code: 'media_too_large_to_store',
+			message: `The media host sends ${shownLink} without a Content-Length, so it was stored in n8n's binary data first; in "database" mode n8n cannot read back a file of ${formatBytes(sizeBytes)}`,
+			description:
+				'n8n reads a database-mode binary as one text of two characters per byte, which stops at 256 MiB. Run n8n with N8N_DEFAULT_BINARY_DATA_MODE=filesystem or s3, or use a link whose host sends a Content-Length: it is streamed into the upload without being stored.',
+		});
+	}
 	if (sizeBytes === 0) {
 		throw mediaError(context, request, {
 			code: 'media_empty',

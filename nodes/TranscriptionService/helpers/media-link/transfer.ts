@@ -38,10 +38,17 @@ export class MediaTransfer {
 		private readonly limits: TransferLimits,
 		private readonly failing: AbortController = new AbortController(),
 	) {
-		// Paused explicitly, a stream stays paused when a listener for its data is added: the bytes flow only once the
-		// reader (a pipe, n8n's store) takes them, and this counter sees every one of them.
-		body.pause();
-		body.on('data', (chunk: Buffer | string) => this.onData(chunk));
+		// A listener for the body's data would start it flowing before its reader (a pipe, n8n's store) is there, and
+		// pausing it would stall a reader that only listens for data: the counter joins when the reader does.
+		const joinReader = (event: string | symbol) => {
+			if (event !== 'data' && event !== 'readable') return;
+			body.removeListener('newListener', joinReader);
+			const count = () => body.on('data', (chunk: Buffer | string) => this.onData(chunk));
+			// Beside a reader that pulls (readable), once its listener is there: data is then only what it reads.
+			if (event === 'data') count();
+			else void Promise.resolve().then(count);
+		};
+		body.on('newListener', joinReader);
 		body.once('end', () => this.onEnd());
 		body.once('error', (error: Error) => this.onError(error));
 		body.once('close', () => {
