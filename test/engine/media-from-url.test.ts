@@ -419,6 +419,35 @@ describe('Transcribe and Download, Media Source URL, a host that fails', () => {
 	});
 });
 
+describe('Transcribe and Download, Media Source URL, answers lost after the service acted (nothing twice)', () => {
+	test('the slot, the upload and the job each lose their answer once: one slot, one job, the file fetched again only for the upload', async () => {
+		const account = await freshAccount();
+		await env.admin.setFaults({
+			rules: [
+				{ route: 'createUpload', kind: 'drop_after_commit', count: 1 },
+				{ route: 'uploadBinary', kind: 'drop_after_commit', count: 1 },
+				{ route: 'createTranscription', kind: 'drop_after_commit', count: 1 },
+			],
+		});
+		// Straight to the sandbox: the recording proxy drops a connection whose answer came before all of its body.
+		const result = await runWorkflow({
+			nodes: [transcribe({ mediaUrl: host.url('/file/episode-12.wav') })],
+			credentials: { ...account.credentials, baseUrl: env.sandbox.baseUrl },
+		});
+		expect(result.error).toBeUndefined();
+		expect(result.output(ACTION_NODE)[0].json.status).toBe('completed');
+		const records = await env.admin.records(account.accountId);
+		expect(records.counts).toEqual({ uploads: 1, jobs: 1 });
+		expect(records.uploads[0]).toMatchObject({
+			bytes_received: EPISODE.length,
+			idempotent_replays: 1,
+		});
+		expect(records.jobs[0].idempotent_replays).toBe(1);
+		// The PUT whose answer was lost is sent again with the file fetched again: the service answers that it has the bytes.
+		expect(mediaGets()).toHaveLength(2);
+	});
+});
+
 describe('Media URL, the link itself', () => {
 	test.each([
 		// An expression that comes out empty (a field left empty is refused by n8n before the run).
