@@ -34,14 +34,14 @@ const BASELINE_MAX_BYTES = GIB;
 const WAV_FORMAT = { sampleRate: 48_000, channels: 2, bitsPerSample: 32 };
 const WORKER_TIMEOUT_MS = 20 * 60 * 1000;
 
-interface SandboxProcess {
+export interface SandboxProcess {
 	baseUrl: string;
 	apiKey: string;
 	stop(): Promise<void>;
 }
 
 /** The sandbox CLI in a child process; resolves once it prints its ready line. */
-async function startSandboxProcess(): Promise<SandboxProcess> {
+export async function startSandboxProcess(): Promise<SandboxProcess> {
 	const child = spawn(
 		process.execPath,
 		['--import', 'tsx', 'sandbox/cli.ts', '--port', '0', '--quiet', '--job-seconds', '1'],
@@ -76,14 +76,14 @@ async function startSandboxProcess(): Promise<SandboxProcess> {
 }
 
 /** The engine the measurement runs in: this repository's n8n-core, or that of the e2e install BENCH_N8N names. */
-interface Engine {
+export interface Engine {
 	label: string;
 	node: string;
 	preload: string[];
 	env: NodeJS.ProcessEnv;
 }
 
-function engine(): Engine {
+export function engine(): Engine {
 	if (!process.env.BENCH_N8N) {
 		const core = JSON.parse(
 			readFileSync(path.join(REPO_ROOT, 'node_modules/n8n-core/package.json'), 'utf8'),

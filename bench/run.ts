@@ -1,4 +1,4 @@
-// `npm run bench`: runs P1–P8, prints one table and writes it to bench/results/ (a dated file; latest.json keeps each
+// `npm run bench`: runs P1–P9, prints one table and writes it to bench/results/ (a dated file; latest.json keeps each
 // benchmark's newest rows). Each benchmark reports its figure beside a baseline measured in the same run. `-- --only
 // P3,P4` runs a subset; BENCH_QUICK=1 shrinks every size for a smoke run (its figures are not the ones to report). P5
 // (queue mode, about 80 minutes: Poll mode on 60 s jobs is slow by nature) always measures this checkout's rate-limit
@@ -6,7 +6,9 @@
 // (default 200), BENCH_P5_JOB_SECONDS (default "60,10": Poll and Pause at the first length, Pause alone at the others)
 // and BENCH_P5_MODES (default "poll,pauseUntilWebhook") shorten it. P7 compares with a build of BENCH_P7_BASELINE
 // (a git revision, default 05a2b4f) made in the same run, P8 with one of BENCH_P8_BASELINE (default 7abdae3).
-// BENCH_P2_GIB (default 1) sets P2's file size, to show its figures do not grow with the file.
+// BENCH_P2_GIB (default 1) sets P2's file size, to show its figures do not grow with the file. P9 (transcribe from a
+// URL) takes BENCH_P9_GIB (default 1) and BENCH_P9_ROUNDS (default 3); BENCH_P9_QUEUE=0 leaves out its queue-mode part
+// (2 GiB in database mode on n8n 2.8, BENCH_P9_QUEUE_N8N another install); BENCH_N8N=2.41 measures in n8n 2.41's n8n-core.
 import '../test/support/engine/setup-env';
 
 import { parseArgs } from 'node:util';
@@ -20,6 +22,8 @@ import { runQueueBenchmark, type Mode, type PacerBaseline } from './p5-queue';
 import { runPollingTriggerBenchmark } from './p6-polling-trigger';
 import { runPauseReadsBenchmark } from './p7-pause-reads';
 import { runAnswerSizesBenchmark } from './p8-answer-sizes';
+import { runMediaLinkBenchmark } from './p9-media-link';
+import { isN8nVersionId, type N8nVersionId } from '../test/support/n8n/versions';
 import {
 	machineLoad,
 	newReport,
@@ -90,12 +94,31 @@ const settings = {
 		concurrency: 10,
 		baselineRevision: process.env.BENCH_P7_BASELINE ?? '05a2b4f',
 	},
+	p9: {
+		fileBytes: (quick ? 1 / 16 : Number(process.env.BENCH_P9_GIB ?? 1)) * 1024 * 1024 * 1024,
+		rounds: Number(process.env.BENCH_P9_ROUNDS ?? (quick ? 1 : 3)),
+		queue:
+			process.env.BENCH_P9_QUEUE === '0'
+				? null
+				: {
+						versionId: queueVersion(process.env.BENCH_P9_QUEUE_N8N ?? '2.8'),
+						linkBytes: (quick ? 0.25 : 2) * 1024 * 1024 * 1024,
+						noLengthBytes: 600 * 1024 * 1024,
+						baselineBytes: (quick ? 0.6 : 1) * 1024 * 1024 * 1024,
+					},
+	},
 	p8: {
 		baselineRevision: process.env.BENCH_P8_BASELINE ?? '7abdae3',
 		hostileBytes: (quick ? 128 : 256) * 1024 * 1024,
 		legitBytes: 40 * 1024 * 1024,
 	},
 };
+
+function queueVersion(versionId: string): N8nVersionId {
+	if (!isN8nVersionId(versionId))
+		throw new Error(`BENCH_P9_QUEUE_N8N names no n8n install: "${versionId}"`);
+	return versionId;
+}
 
 async function main(): Promise<void> {
 	const { values } = parseArgs({
@@ -104,7 +127,7 @@ async function main(): Promise<void> {
 			'pacer-baseline': { type: 'string', multiple: true },
 		},
 	});
-	const selected = new Set((values.only ?? 'P1,P2,P3,P4,P5,P6,P7,P8').toUpperCase().split(','));
+	const selected = new Set((values.only ?? 'P1,P2,P3,P4,P5,P6,P7,P8,P9').toUpperCase().split(','));
 	const pacerBaselines: PacerBaseline[] = (values['pacer-baseline'] ?? []).map((entry) => {
 		const [label, tarball] = entry.split('=');
 		if (!label || !tarball)
@@ -132,6 +155,7 @@ async function main(): Promise<void> {
 			runThroughputBenchmark({ ...settings.p1, seed: settings.seed }),
 		);
 	if (selected.has('P2')) await collect(report, 'P2', () => runMemoryBenchmark(settings.p2));
+	if (selected.has('P9')) await collect(report, 'P9', () => runMediaLinkBenchmark(settings.p9));
 	if (selected.has('P3')) await collect(report, 'P3', () => runTriggerBenchmark(settings.p3));
 	if (selected.has('P5'))
 		await collect(report, 'P5', () => runQueueBenchmark({ ...settings.p5, pacerBaselines }));

@@ -31,11 +31,13 @@ async function preferredPort(port: number): Promise<number> {
 }
 
 function exampleWorkflows(places: WorkflowPlaces) {
-	// Imported, not active: the pause example waits on its schedule or POST, the polling one would start polling.
+	// Imported, not active: the pause example waits on its schedule or POST, the polling and podcast ones would start
+	// polling (the podcast one a placeholder feed).
 	const workflows = [
 		loadExample(EXAMPLES.form),
 		loadExample(EXAMPLES.pause),
 		loadExample(EXAMPLES.polling),
+		loadExample(EXAMPLES.podcast),
 	];
 	if (triggerIsBuilt()) {
 		const { exampleTrigger, exampleBatch } = triggerWorkflows(places.n8nBaseUrl);

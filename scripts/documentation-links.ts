@@ -17,13 +17,18 @@ const ROOT = path.resolve(__dirname, '..');
 /** Where each credential's and node's documentation starts: a page of this repository and one of its headings. */
 export const DOCUMENTATION_PAGES: Readonly<Record<string, string>> = {
 	transcriptionServiceApi: 'docs/nodes.md#credentials',
+	transcriptionServiceMediaLinkApi: 'docs/nodes.md#media-link-credential',
 	transcriptionService: 'docs/nodes.md#operations',
 	transcriptionServiceTrigger: 'docs/nodes.md#trigger',
 	transcriptionServicePollingTrigger: 'docs/polling-trigger.md#using-it',
 };
 
 const CREDENTIAL = 'transcriptionServiceApi';
-const CREDENTIAL_FILE = 'credentials/TranscriptionServiceApi.credentials.ts';
+/** Each credential type and the file that declares it. */
+const CREDENTIAL_FILES: Readonly<Record<string, string>> = {
+	[CREDENTIAL]: 'credentials/TranscriptionServiceApi.credentials.ts',
+	transcriptionServiceMediaLinkApi: 'credentials/TranscriptionServiceMediaLinkApi.credentials.ts',
+};
 /** `documentationUrl = '…'` in the credential class (prettier may break the line after `=`). */
 const CREDENTIAL_LINK = /(\bdocumentationUrl =\s*')([^']*)(')/;
 /** `documentationUrl: '…'` in a node's description. */
@@ -126,18 +131,17 @@ export function documentationLinks(root: string = ROOT): Link[] {
 		if (!page) throw new Error(`no documentation page is named for ${name} (DOCUMENTATION_PAGES)`);
 		return pageUrl(manifest, page);
 	};
-	const credentialSource = readFileSync(path.join(root, CREDENTIAL_FILE), 'utf8');
-	const credentialLink = CREDENTIAL_LINK.exec(credentialSource);
-	if (!credentialLink) throw new Error(`${CREDENTIAL_FILE} has no documentationUrl = '…'`);
-	const links: Link[] = [
-		{
-			file: CREDENTIAL_FILE,
+	const links: Link[] = Object.entries(CREDENTIAL_FILES).map(([credential, file]) => {
+		const credentialLink = CREDENTIAL_LINK.exec(readFileSync(path.join(root, file), 'utf8'));
+		if (!credentialLink) throw new Error(`${file} has no documentationUrl = '…'`);
+		return {
+			file,
 			field: 'documentationUrl',
-			documents: CREDENTIAL,
+			documents: credential,
 			current: credentialLink[2],
-			expected: expectedFor(CREDENTIAL),
-		},
-	];
+			expected: expectedFor(credential),
+		};
+	});
 	for (const stem of nodeFolders(root)) {
 		const file = `${stem}.node.json`;
 		if (!existsSync(path.join(root, file)))
@@ -201,7 +205,7 @@ export async function writeLinks(root: string = ROOT): Promise<string[]> {
 		if (file.endsWith('.ts')) {
 			const [link] = stale.filter((candidate) => candidate.file === file);
 			text = source.replace(
-				file === CREDENTIAL_FILE ? CREDENTIAL_LINK : NODE_LINK,
+				Object.values(CREDENTIAL_FILES).includes(file) ? CREDENTIAL_LINK : NODE_LINK,
 				(_, before, _url, after) => `${before}${link.expected}${after}`,
 			);
 		} else {

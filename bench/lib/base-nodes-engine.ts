@@ -77,6 +77,11 @@ function loadBaseNodes(): Promise<LazyPackageDirectoryLoader> {
 	return loaderPromise;
 }
 
+/** n8n-nodes-base's node types, for a workflow that mixes them with this package's (P9's two-node flow). */
+export async function loadBaseNodeTypes(): Promise<PackageNodeTypes> {
+	return new PackageNodeTypes(await loadBaseNodes(), PACKAGE_NAME);
+}
+
 export interface BaseWorkflow {
 	nodes: Array<Omit<INode, 'id' | 'position'>>;
 	connections: IConnections;

@@ -66,12 +66,12 @@ export class TranscriptionService implements INodeType {
 		usableAsTool: {
 			replacements: {
 				description:
-					"Transcribes speech in audio and video recordings with the Transcription Service and looks up transcription jobs. Depending on its operation it turns a recording (a binary field) into its transcript text and SRT, TXT, PDF or DOCX files, starts a job, reads a job by its job ID (status, detected language and dialect), lists recent jobs, or downloads a finished job's transcript. The service detects the language itself; a job that has not finished has no transcript yet.",
+					'Transcribes speech in audio and video recordings with the Transcription Service and looks up transcription jobs. Depending on its operation it turns a recording into its transcript text and SRT, TXT, PDF or DOCX files, starts a job, reads a job by its job ID (status, detected language and dialect), lists recent jobs, or downloads a finished job\'s transcript. To transcribe, give it the recording\'s URL (an https:// link to the audio or video file, such as a podcast episode or a shared download link): it downloads the file, waits for the transcript and returns its text in the field "text". The service detects the language itself; a job that has not finished has no transcript yet.',
 			},
 		},
 		builderHint: {
 			searchHint:
-				'To transcribe a recording, use Transcription > Transcribe and Download on items that hold the recording in a binary field (for example from a Form Trigger file field or a file read from disk): it uploads it, waits for the job and outputs the transcript in json.text plus one binary per chosen format (srt, txt, pdf, docx). Wait Mode Poll works anywhere; Pause Until Webhook needs n8n reachable at a public HTTPS URL. No language setting exists: the service detects it.',
+				'To transcribe a recording, use Transcription > Transcribe and Download on items that hold the recording in a binary field (for example from a Form Trigger file field or a file read from disk), or with Media Source URL on a link to it (a podcast enclosure, a pre-signed S3 link; streamed, not stored in n8n): it uploads it, waits for the job and outputs the transcript in json.text plus one binary per chosen format (srt, txt, pdf, docx). Wait Mode Poll works anywhere; Pause Until Webhook needs n8n reachable at a public HTTPS URL. No language setting exists: the service detects it.',
 			relatedNodes: [
 				{
 					nodeType: 'n8n-nodes-transcription-service.transcriptionServiceTrigger',
@@ -87,7 +87,14 @@ export class TranscriptionService implements INodeType {
 		},
 		inputs: [NodeConnectionTypes.Main],
 		outputs: [NodeConnectionTypes.Main],
-		credentials: [{ name: 'transcriptionServiceApi', required: true }],
+		credentials: [
+			{ name: 'transcriptionServiceApi', required: true },
+			{
+				name: 'transcriptionServiceMediaLinkApi',
+				required: true,
+				displayOptions: { show: { linkAuthentication: ['mediaLinkCredential'] } },
+			},
+		],
 		webhooks: RESUME_WEBHOOKS,
 		properties: [
 			{

@@ -1,5 +1,7 @@
 // Where the API key may be sent: the credential's Base URL must be https://, except on this machine's loopback
-// (the local sandbox and the tests), where nothing crosses a network.
+// (the local sandbox and the tests), where nothing crosses a network; and it must read as the URL it parses to, by the
+// rules a media link is held to (src/media/link.ts).
+import { urlTextProblem } from '../media/link';
 
 /** 127.0.0.0/8, ::1 (also as an IPv4-mapped address) and `localhost`; a name that merely resolves there does not count. */
 export function isLoopbackHost(hostname: string): boolean {
@@ -13,6 +15,7 @@ export function isLoopbackHost(hostname: string): boolean {
 }
 
 export type BaseUrlProblem =
+	| { kind: 'misleading_text'; message: string }
 	| { kind: 'not_http'; message: string }
 	| { kind: 'credentials_in_url'; message: string }
 	| { kind: 'plain_http'; message: string };
@@ -22,6 +25,16 @@ export const PLAIN_HTTP_MESSAGE =
 
 /** Why the API key must not be sent to `baseUrl`, or undefined when it may. */
 export function baseUrlProblem(baseUrl: string): BaseUrlProblem | undefined {
+	const textProblem = urlTextProblem(baseUrl);
+	if (textProblem?.kind === 'user_info') {
+		return {
+			kind: 'credentials_in_url',
+			message: "The credential's Base URL must not contain a user name or password",
+		};
+	}
+	if (textProblem !== undefined) {
+		return { kind: 'misleading_text', message: `The credential's Base URL ${textProblem.message}` };
+	}
 	let url: URL;
 	try {
 		url = new URL(baseUrl);

@@ -53,9 +53,9 @@ describe('documentation links', () => {
 
 	it('are, in every source file that holds one, the page on package.json’s repository', () => {
 		const links = documentationLinks();
-		// The credential's documentationUrl; each node's documentationUrl and its codex's primaryDocumentation and
+		// Each credential's documentationUrl; each node's documentationUrl and its codex's primaryDocumentation and
 		// credentialDocumentation.
-		expect(links).toHaveLength(1 + 3 * manifest.n8n.nodes.length);
+		expect(links).toHaveLength(manifest.n8n.credentials.length + 3 * manifest.n8n.nodes.length);
 		expect(staleLinks()).toEqual([]);
 		for (const link of links) {
 			expect([link.file, pageOf(manifest, link.current)]).toEqual([

@@ -636,6 +636,18 @@ describe('where the API key may go: the Base URL', () => {
 		expect(baseUrlProblem('http://user@127.0.0.1:4010')?.kind).toBe('credentials_in_url');
 	});
 
+	it.each([
+		// The parser reads "\\" as "/": the host is evil.example, the rest a path. It was accepted until issue 30.
+		['https://evil.example\\@api.transcription.example', 'misleading_text'],
+		['https://api.transcription.example\\', 'misleading_text'],
+		['https://api.transcription.example /v1', 'misleading_text'],
+		['https://evil.example%2f@api.transcription.example', 'credentials_in_url'],
+	])('%s reads as another host than the one written: refused (%s)', (baseUrl, kind) => {
+		const problem = baseUrlProblem(baseUrl);
+		expect(problem?.kind).toBe(kind);
+		expect(problem?.message).toMatch(/^The credential's Base URL /);
+	});
+
 	it('loopback means 127.0.0.0/8, ::1 and localhost, not a name that resolves there', () => {
 		expect(isLoopbackHost('127.255.255.254')).toBe(true);
 		expect(isLoopbackHost('[::1]')).toBe(true);

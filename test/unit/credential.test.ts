@@ -35,6 +35,12 @@ describe('authenticate: the key goes only where it cannot be read on the way', (
 		);
 	});
 
+	it('a Base URL that reads as another host than the one written is refused (issue 30: accepted before)', async () => {
+		await expect(
+			authenticate({ url: 'https://evil.example\\@api.transcription.example/api/v1/account' }),
+		).rejects.toThrow(/^The credential's Base URL contains a backslash/);
+	});
+
 	it('a key without a known prefix is refused before anything else', async () => {
 		await expect(
 			credential.authenticate({ apiKey: 'sk_0001' }, { url: 'https://x.example' }),

@@ -10,9 +10,9 @@ import { requireId } from './ids';
 import {
 	apiErrorFromResponse,
 	apiErrorOf,
+	type BinaryStream,
 	type TranscriptionServiceClient,
 } from '../../shared/transport';
-import type { InputMedia } from './binary';
 
 export async function createUploadSlot(
 	client: TranscriptionServiceClient,
@@ -27,6 +27,19 @@ export async function createUploadSlot(
 		itemIndex,
 	});
 	return response.body;
+}
+
+/** What an upload sends: a binary field's bytes or a linked recording's. */
+export interface MediaBody {
+	sizeBytes: number;
+	/** A fresh body for every attempt: a retried upload never reuses a consumed stream. */
+	body: () => Promise<Buffer | BinaryStream>;
+	/** Why the bytes stopped coming, when they come from a media host that broke off: that, not the upload, failed. */
+	transferFailure?: () => Error | undefined;
+	/** Lets go of what the body holds open (a download not read to its end). */
+	close?: () => void;
+	/** Aborts when the bytes' source fails: the upload under way is ended at once, not left waiting for them. */
+	sourceFailed?: AbortSignal;
 }
 
 export interface UploadResult extends PublicUploadBinaryResponse {
@@ -44,18 +57,30 @@ export async function uploadMedia(
 	context: IExecuteFunctions,
 	client: TranscriptionServiceClient,
 	uploadId: string,
-	media: InputMedia,
+	media: MediaBody,
 	itemIndex: number,
 	slotIsOurs = false,
 ): Promise<UploadResult> {
-	const response = await client.request<PublicUploadBinaryResponse>({
-		operation: 'uploadBinary',
-		pathParams: { upload_id: uploadId },
-		rawBody: media.body,
-		contentLength: media.sizeBytes,
-		acceptStatuses: [409],
-		itemIndex,
-	});
+	const failedSource = () => media.transferFailure?.();
+	let response;
+	try {
+		response = await client.request<PublicUploadBinaryResponse>({
+			operation: 'uploadBinary',
+			pathParams: { upload_id: uploadId },
+			rawBody: media.body,
+			contentLength: media.sizeBytes,
+			acceptStatuses: [409],
+			abortSignal: media.sourceFailed,
+			itemIndex,
+		});
+	} catch (error) {
+		throw failedSource() ?? error;
+	} finally {
+		media.close?.();
+	}
+	// The service may have answered before the host's failure showed (more bytes than announced): no job starts.
+	const sourceFailure = failedSource();
+	if (sourceFailure) throw sourceFailure;
 	if (response.status !== 409) return response.body;
 	const bytesStored =
 		apiErrorOf(response)?.code === 'upload_not_available' &&

@@ -51,6 +51,8 @@ export interface ApiRequest {
 	acceptStatuses?: number[];
 	/** How long one attempt may take before its transfer allowance (src/client/retry.ts attemptDeadlineMs). */
 	timeoutMs?: number;
+	/** Ends the attempt under way when it aborts, with its reason: the raw body's source failed (a media host). */
+	abortSignal?: AbortSignal;
 	itemIndex?: number;
 }
 
@@ -134,6 +136,10 @@ export class TranscriptionServiceClient {
 			const timeoutMs =
 				request.timeoutMs ?? this.policy.attemptTimeoutMs ?? DEFAULT_ATTEMPT_TIMEOUT_MS;
 			const deadline = new AttemptDeadline(timeoutMs, request.contentLength ?? 0);
+			const { abortSignal } = request;
+			const abortAttempt = () => deadline.abort(abortSignal?.reason);
+			if (abortSignal?.aborted) abortAttempt();
+			abortSignal?.addEventListener('abort', abortAttempt, { once: true });
 			try {
 				response = await sendRequest(this.context, {
 					url,
@@ -171,6 +177,7 @@ export class TranscriptionServiceClient {
 				};
 			} finally {
 				deadline.stop();
+				abortSignal?.removeEventListener('abort', abortAttempt);
 			}
 
 			const ok =

@@ -46,6 +46,11 @@ export class AttemptDeadline {
 		this.transferredBytes += bytes;
 	}
 
+	/** Ends the attempt now, for `reason` (the upload's source failed): whoever waits on it gives up as at expiry. */
+	abort(reason: unknown): void {
+		if (!this.expired) this.expiry.abort(reason);
+	}
+
 	/** The attempt is over (answered or failed): the clock stops and holds no timer. */
 	stop(): void {
 		this.stopped.abort();

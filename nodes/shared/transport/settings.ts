@@ -16,6 +16,8 @@ export interface ServiceSettings {
 }
 
 const BASE_URL_FIXES: Record<BaseUrlProblem['kind'], (baseUrl: string) => string> = {
+	misleading_text: () =>
+		"A URL parser would read it as another address than the one written, so the API Key could go to another host. Type the service's address again, e.g. https://api.example.com.",
 	not_http: (baseUrl) => `Got "${baseUrl}". For the local sandbox use http://127.0.0.1:4010.`,
 	credentials_in_url: () =>
 		'The service takes the API Key only, and a user name or password in the Base URL would be sent in its place. Remove the "user:password@" part.',

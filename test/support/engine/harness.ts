@@ -50,6 +50,7 @@ import { controlledClock } from '../clock/controlled-clock';
 export const PACKAGE_DIR = path.resolve(__dirname, '../../..');
 export const PACKAGE_NAME = 'n8n-nodes-transcription-service';
 export const CREDENTIAL_TYPE = 'transcriptionServiceApi';
+export const MEDIA_LINK_CREDENTIAL_TYPE = 'transcriptionServiceMediaLinkApi';
 
 export function nodeType(name: string): string {
 	return `${PACKAGE_NAME}.${name}`;
@@ -259,6 +260,8 @@ export interface RunOptions {
 	/** Items fed to the first node. */
 	input?: INodeExecutionData[];
 	credentials?: TestCredentials;
+	/** A Media Link credential (transcriptionServiceMediaLinkApi) for the nodes, beside the service's. */
+	mediaLinkCredential?: ICredentialDataDecryptedObject;
 	executionId?: string;
 	/** Aborts the execution after this many milliseconds (as a user pressing "stop" would). */
 	cancelAfterMs?: number;
@@ -288,7 +291,12 @@ export async function runWorkflow(options: RunOptions): Promise<RunResult> {
 		id: `node-${index}`,
 		position: [index * 200, 0],
 		credentials: options.credentials
-			? { [CREDENTIAL_TYPE]: { id: 'cred-1', name: 'Transcription Service account' } }
+			? {
+					[CREDENTIAL_TYPE]: { id: 'cred-1', name: 'Transcription Service account' },
+					...(options.mediaLinkCredential
+						? { [MEDIA_LINK_CREDENTIAL_TYPE]: { id: 'cred-2', name: 'Media host' } }
+						: {}),
+				}
 			: undefined,
 	}));
 	const connections: IConnections = {};
@@ -303,10 +311,12 @@ export async function runWorkflow(options: RunOptions): Promise<RunResult> {
 		nodes,
 		connections,
 		nodeTypes: new PackageNodeTypes(loader),
-		credentialsHelper: new FixtureCredentialsHelper(
-			loader,
-			options.credentials ? fixtureCredentials(options.credentials) : {},
-		),
+		credentialsHelper: new FixtureCredentialsHelper(loader, {
+			...(options.credentials ? fixtureCredentials(options.credentials) : {}),
+			...(options.mediaLinkCredential
+				? { [MEDIA_LINK_CREDENTIAL_TYPE]: options.mediaLinkCredential }
+				: {}),
+		}),
 		startNode: nodes[0],
 		input: options.input ?? [{ json: {} }],
 		cancelAfterMs: options.cancelAfterMs,

@@ -190,6 +190,10 @@ export class N8nApi {
 		await this.publicationSettled(workflowId);
 	}
 
+	async deactivateWorkflow(workflowId: string): Promise<void> {
+		await this.json('POST', `/api/v1/workflows/${workflowId}/deactivate`, { auth: 'apiKey' });
+	}
+
 	/**
 	 * n8n 2.41 publishes an activated workflow through an outbox a moment after the API answers: its webhooks and
 	 * triggers go live then (a webhook called at once answers 404 "not registered"). Waits as the editor does, on the

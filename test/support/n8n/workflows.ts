@@ -26,6 +26,7 @@ export const EXAMPLES = {
 	batch: 'scheduled-batch.json',
 	pause: 'folder-pause-until-webhook.json',
 	polling: 'polling-save-transcripts.json',
+	podcast: 'podcast-feed-transcribe.json',
 } as const;
 
 export function loadExample(fileName: string): WorkflowJson {

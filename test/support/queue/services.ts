@@ -195,3 +195,19 @@ export async function startRedis(logFile: string): Promise<RunningRedis> {
 	}
 	return { host: '127.0.0.1', port, version, stop };
 }
+
+/** Bytes of n8n's binary data in PostgreSQL (binary data mode "database"): what the cluster's executions stored there. */
+export async function databaseBinaryBytes(postgres: RunningPostgres): Promise<number> {
+	const { stdout } = await run(path.join(POSTGRES_BIN_DIR, 'psql'), [
+		'-h',
+		postgres.host,
+		'-p',
+		String(postgres.port),
+		'-U',
+		postgres.user,
+		'-tAc',
+		'SELECT coalesce(sum(octet_length(data)), 0) FROM binary_data',
+		postgres.database,
+	]);
+	return Number(stdout.trim());
+}

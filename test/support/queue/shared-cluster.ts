@@ -17,6 +17,7 @@ import { triggerProductionUrl } from '../n8n/workflows';
 import { startQueueCluster, type QueueCluster, type WorkerRun } from './cluster';
 import {
 	TRIGGER_NODE,
+	transcribeLinkWorkflow,
 	transcribeWorkflow,
 	triggerWorkflow,
 	writeToDiskWorkflow,
@@ -58,6 +59,8 @@ export const WORKFLOWS = {
 	pauseMulti: { id: 'tssQPauseMulti01', path: 'queue-pause-multi' },
 	many: { id: 'tssQMany00000001', path: 'queue-many' },
 	pauseR5: { id: 'tssQPauseR5Fault', path: 'queue-pause-r5' },
+	byUrl: { id: 'tssQByUrl0000001', path: 'queue-by-url' },
+	byHttpRequest: { id: 'tssQByHttpReq001', path: 'queue-by-http-request' },
 };
 
 /** The rate limit of the many-executions account: 15 writes per 5 s window (one job a second). */
@@ -222,6 +225,16 @@ function suiteWorkflows() {
 			credential: CREDENTIALS.limited,
 			formats: ['srt'],
 			waitMode: 'poll',
+		}),
+		transcribeLinkWorkflow({
+			...WORKFLOWS.byUrl,
+			credential: CREDENTIALS.main,
+			through: 'mediaSource',
+		}),
+		transcribeLinkWorkflow({
+			...WORKFLOWS.byHttpRequest,
+			credential: CREDENTIALS.main,
+			through: 'httpRequest',
 		}),
 	];
 }

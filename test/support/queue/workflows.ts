@@ -146,3 +146,72 @@ export function triggerWorkflow(id: string, credential: CredentialRef): Workflow
 		},
 	]);
 }
+
+/**
+ * A recording by its link: a JSON POST `{"url": …}` to the production webhook `path` → Transcribe and Download,
+ * Media Source URL (TXT); or, `through: 'httpRequest'`, the flow a user builds without it: HTTP Request (GET, response
+ * as a file) → Transcribe and Download of that binary. A failed item is an output item with `error`.
+ */
+export function transcribeLinkWorkflow(options: {
+	id: string;
+	path: string;
+	credential: CredentialRef;
+	through: 'mediaSource' | 'httpRequest';
+}): WorkflowJson {
+	const link = '={{ $json.body.url }}';
+	const download: INode[] =
+		options.through === 'httpRequest'
+			? [
+					{
+						id: `${options.path}-http`,
+						name: 'HTTP Request',
+						type: 'n8n-nodes-base.httpRequest',
+						typeVersion: 4.2,
+						position: [120, 0],
+						parameters: {
+							url: link,
+							options: {
+								response: { response: { responseFormat: 'file', outputPropertyName: 'data' } },
+							},
+						},
+					},
+				]
+			: [];
+	return workflow(options.id, `queue: transcribe a link ${options.path}`, [
+		{
+			id: `${options.path}-webhook`,
+			name: 'Link',
+			type: 'n8n-nodes-base.webhook',
+			typeVersion: 2,
+			position: [0, 0],
+			webhookId: `${options.path}-hook`,
+			parameters: {
+				httpMethod: 'POST',
+				path: options.path,
+				responseMode: 'onReceived',
+				options: {},
+			},
+		},
+		...download,
+		{
+			id: `${options.path}-transcribe`,
+			name: TRANSCRIBE_NODE,
+			type: PACKAGE_NODE,
+			typeVersion: 1,
+			position: [240, 0],
+			credentials: { [CREDENTIAL_TYPE]: options.credential },
+			onError: 'continueRegularOutput',
+			parameters: {
+				resource: 'transcription',
+				operation: 'transcribeAndDownload',
+				...(options.through === 'mediaSource'
+					? { mediaSource: 'url', mediaUrl: link }
+					: { binaryPropertyName: 'data' }),
+				formats: ['txt'],
+				waitMode: 'poll',
+				additionalFields: {},
+				options: { maxWaitSeconds: 900, pollIntervalSeconds: 1, maxPollIntervalSeconds: 2 },
+			},
+		},
+	]);
+}

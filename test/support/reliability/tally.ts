@@ -10,7 +10,7 @@ import {
 	type ResultRow,
 } from '../bench-results';
 
-export type Feature = 'Pause Until Webhook' | 'Polling Trigger';
+export type Feature = 'Pause Until Webhook' | 'Polling Trigger' | 'Media from a link';
 
 export interface ClassTally {
 	feature: Feature;
@@ -36,6 +36,9 @@ export interface MatrixSettings {
 
 export class Tally {
 	readonly classes: ClassTally[] = [];
+
+	/** `benchmark` names the rows in bench/results/ (latest.json keeps each benchmark's newest run). */
+	constructor(private readonly benchmark = 'R5') {}
 
 	add(tally: ClassTally): ClassTally {
 		this.classes.push(tally);
@@ -100,16 +103,18 @@ export class Tally {
 	/** The rows as bench-results.ts writes them: target 0 lost + duplicated + stalled, the counts beside. */
 	async write(settings: MatrixSettings): Promise<string[]> {
 		const report: BenchReport = newReport({ r5: settings });
-		report.rows.push(...[...this.classes, ...this.totals()].map(resultRow));
+		report.rows.push(
+			...[...this.classes, ...this.totals()].map((row) => resultRow(row, this.benchmark)),
+		);
 		report.machine.loadAfter = machineLoad();
 		return await writeReport(report);
 	}
 }
 
-function resultRow(row: ClassTally): ResultRow {
+function resultRow(row: ClassTally, benchmark: string): ResultRow {
 	const failures = row.lost + row.duplicated + row.stalled;
 	return {
-		benchmark: 'R5',
+		benchmark,
 		metric: `${row.feature}: ${row.faultClass}`,
 		value: failures,
 		unit: 'jobs lost + duplicated + stalled',

@@ -43,8 +43,10 @@ export const operations: ResourceOperations<'transcription'> = {
 		module: transcribeAndDownload,
 		option: {
 			name: 'Transcribe and Download',
-			description: 'Upload a binary file, wait for its transcript and download it in one step',
-			action: 'Transcribe a file and download the transcript',
+			description:
+				'Upload a recording (a binary file or a URL), wait for its transcript and download it in one step',
+			// As an AI agent's tool, n8n describes the tool with this action ("… in Transcription Service").
+			action: 'Transcribe a recording from a URL or a file and get its transcript',
 		},
 	},
 };

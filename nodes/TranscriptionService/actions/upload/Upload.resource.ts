@@ -16,7 +16,7 @@ export const operations: ResourceOperations<'upload'> = {
 		module: sendMedia,
 		option: {
 			name: 'Send Media',
-			description: 'Stream the media bytes of a binary field into an upload slot',
+			description: 'Stream the media bytes of a binary field or a link into an upload slot',
 			action: 'Send media to an upload slot',
 		},
 	},

@@ -8,6 +8,11 @@ import { NodeOperationError, updateDisplayOptions } from 'n8n-workflow';
 
 import type { PublicUploadCreateRequest } from '../../../../src/api';
 import { inputBinaryFieldProperty, inputMedia } from '../../helpers/binary';
+import {
+	mediaLinkProperties,
+	openLinkedMedia,
+	readMediaLinkSettings,
+} from '../../helpers/media-link';
 import { idempotencyKeyFor } from '../../helpers/idempotency';
 import { createUploadSlot } from '../../helpers/upload';
 import type { TranscriptionServiceClient } from '../../../shared/transport';
@@ -25,6 +30,12 @@ const properties: INodeProperties[] = [
 				description: 'Take file name, MIME type and size from a binary field of the input item',
 			},
 			{
+				name: 'From URL',
+				value: 'url',
+				description:
+					"Take them from what the link's host announces (its Content-Length, file name and type), without downloading the file",
+			},
+			{
 				name: 'Typed In',
 				value: 'manual',
 				description: 'Enter file name, MIME type and size yourself',
@@ -33,6 +44,7 @@ const properties: INodeProperties[] = [
 		default: 'binary',
 	},
 	{ ...inputBinaryFieldProperty, displayOptions: { show: { source: ['binary'] } } },
+	...mediaLinkProperties({ source: ['url'] }),
 	{
 		displayName: 'File Name',
 		name: 'filename',
@@ -112,7 +124,7 @@ export async function execute(
 	itemIndex: number,
 	client: TranscriptionServiceClient,
 ): Promise<INodeExecutionData[]> {
-	const source = this.getNodeParameter('source', itemIndex) as 'binary' | 'manual';
+	const source = this.getNodeParameter('source', itemIndex) as 'binary' | 'url' | 'manual';
 	const options = this.getNodeParameter('options', itemIndex, {}) as IDataObject;
 	const idempotencyKey = idempotencyKeyFor(
 		this,
@@ -128,6 +140,17 @@ export async function execute(
 		request = {
 			filename: (options.filename as string) || media.fileName,
 			content_type: (options.content_type as string) || media.mimeType,
+			size_bytes: media.sizeBytes,
+		};
+	} else if (source === 'url') {
+		// The answer's headers say it all; the connection is closed before the file's bytes are read.
+		const media = await openLinkedMedia(this, readMediaLinkSettings(this, itemIndex), itemIndex, {
+			store: false,
+		});
+		media.close();
+		request = {
+			filename: media.fileName,
+			content_type: media.mimeType,
 			size_bytes: media.sizeBytes,
 		};
 	} else {

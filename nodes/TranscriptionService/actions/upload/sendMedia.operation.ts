@@ -6,7 +6,9 @@ import type {
 } from 'n8n-workflow';
 import { NodeOperationError, updateDisplayOptions } from 'n8n-workflow';
 
-import { inputBinaryFieldProperty, inputMedia } from '../../helpers/binary';
+import { inputBinaryFieldProperty } from '../../helpers/binary';
+import { itemMedia } from '../../helpers/item-media';
+import { mediaLinkProperties, mediaSourceProperty } from '../../helpers/media-link';
 import { uploadIdFrom, uploadMedia } from '../../helpers/upload';
 import { operationError } from '../../../shared/errors';
 import type { TranscriptionServiceClient } from '../../../shared/transport';
@@ -22,7 +24,9 @@ const properties: INodeProperties[] = [
 		description:
 			'The upload_id of the slot, or its upload_url. By default taken from a preceding Create Slot.',
 	},
-	inputBinaryFieldProperty,
+	mediaSourceProperty,
+	{ ...inputBinaryFieldProperty, displayOptions: { show: { mediaSource: ['binary'] } } },
+	...mediaLinkProperties({ mediaSource: ['url'] }),
 	{
 		displayName: 'Options',
 		name: 'options',
@@ -61,17 +65,19 @@ export async function execute(
 		});
 	}
 	const uploadId = uploadIdFrom(this, reference, itemIndex);
-	const propertyName = this.getNodeParameter('binaryPropertyName', itemIndex) as string;
+	// Hidden (and so absent) when the media comes from a link.
+	const propertyName = this.getNodeParameter('binaryPropertyName', itemIndex, 'data') as string;
 	const options = this.getNodeParameter('options', itemIndex, {}) as IDataObject;
-	const media = await inputMedia(this, itemIndex, propertyName);
+	const media = await itemMedia(this, itemIndex, propertyName);
 
 	const declaredSize = declaredSizeOf(options, this.getInputData()[itemIndex].json, uploadId);
 	if (declaredSize !== undefined && declaredSize !== media.sizeBytes) {
+		media.close();
 		throw operationError(this.getNode(), {
 			code: 'upload_size_mismatch',
-			message: `The file in "${propertyName}" is ${media.sizeBytes} bytes but the slot was declared with ${declaredSize} bytes`,
+			message: `The file in ${media.origin} is ${media.sizeBytes} bytes but the slot was declared with ${declaredSize} bytes`,
 			description:
-				"The service stores a slot's bytes only when their count equals the declared size_bytes. Nothing was sent: create a new slot with the file's size (Create Slot → From Input Binary does that).",
+				"The service stores a slot's bytes only when their count equals the declared size_bytes. Nothing was sent: create a new slot with the file's size (Create Slot → From Input Binary or From URL does that).",
 			upload_id: uploadId,
 			itemIndex,
 		});

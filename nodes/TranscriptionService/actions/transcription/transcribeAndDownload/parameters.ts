@@ -139,7 +139,8 @@ export function readParameters(
 	const options = context.getNodeParameter('options', itemIndex, {}) as IDataObject;
 	const seconds = (name: OptionName) => optionValue(options, name) * 1000;
 	return {
-		binaryPropertyName: context.getNodeParameter('binaryPropertyName', itemIndex) as string,
+		// Hidden (and so absent) when the media comes from a link.
+		binaryPropertyName: context.getNodeParameter('binaryPropertyName', itemIndex, 'data') as string,
 		formats: formats as DownloadFormat[],
 		cues: options.includeCues === true,
 		additionalFields: context.getNodeParameter('additionalFields', itemIndex, {}) as IDataObject,

@@ -4,7 +4,7 @@ import { NodeOperationError } from 'n8n-workflow';
 
 import type { ItemContext } from '../../../../shared/errors';
 import type { TranscriptionServiceClient } from '../../../../shared/transport';
-import { inputMedia } from '../../../helpers/binary';
+import { itemMedia } from '../../../helpers/item-media';
 import { idempotencyKeyFor } from '../../../helpers/idempotency';
 import {
 	createRequest,
@@ -21,8 +21,9 @@ export interface StartedJob {
 }
 
 /**
- * Slot from the binary's metadata, streamed upload, job. Idempotency-Keys come from the execution and the item, so a
- * retry of the node replays the slot and the job instead of making new ones. The slot is noted in `created` as soon
+ * Slot from the media's metadata (its binary's, or what its link's host announced), streamed upload, job.
+ * Idempotency-Keys come from the execution and the item, never from the media's bytes, so a retry of the node replays
+ * the slot and the job instead of making new ones. The slot is noted in `created` as soon
  * as it exists, so a failure after it names it.
  */
 export async function startJob(
@@ -34,7 +35,7 @@ export async function startJob(
 	fields: IDataObject = parameters.additionalFields,
 ): Promise<StartedJob> {
 	const propertyName = parameters.binaryPropertyName;
-	const media = await inputMedia(context, itemIndex, propertyName);
+	const media = await itemMedia(context, itemIndex, propertyName);
 	if (media.sizeBytes === 0) {
 		throw new NodeOperationError(
 			context.getNode(),
@@ -51,7 +52,11 @@ export async function startJob(
 		{ filename: media.fileName, content_type: media.mimeType, size_bytes: media.sizeBytes },
 		idempotencyKeyFor(context, itemIndex, 'slot'),
 		itemIndex,
-	);
+	).catch((error: unknown) => {
+		// A link's download is open, waiting for the upload that will not come.
+		media.close();
+		throw error;
+	});
 	created.upload_id = slot.upload_id;
 	await uploadMedia(context, client, slot.upload_id, media, itemIndex, true);
 	const job = await createTranscription(

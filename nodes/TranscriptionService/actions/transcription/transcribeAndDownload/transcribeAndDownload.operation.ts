@@ -8,6 +8,7 @@ import type { ItemContext } from '../../../../shared/errors';
 import type { TranscriptionServiceClient } from '../../../../shared/transport';
 import { artifactFormatOptions } from '../../../../shared/vocabulary';
 import { inputBinaryFieldProperty } from '../../../helpers/binary';
+import { mediaLinkProperties, mediaSourceProperty } from '../../../helpers/media-link';
 import type { ItemOutcome } from '../../../helpers/item-loop';
 import { additionalFieldsProperty } from '../../../helpers/create-job';
 import { optionsProperty, readConcurrency, readWaitMode, waitModeProperty } from './parameters';
@@ -16,7 +17,9 @@ import { pollItem } from './poll-mode';
 import { MIN_BACKSTOP_MS } from './timing';
 
 const properties: INodeProperties[] = [
-	inputBinaryFieldProperty,
+	mediaSourceProperty,
+	{ ...inputBinaryFieldProperty, displayOptions: { show: { mediaSource: ['binary'] } } },
+	...mediaLinkProperties({ mediaSource: ['url'] }),
 	{
 		displayName: 'Download Formats',
 		name: 'formats',

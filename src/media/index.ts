@@ -1,0 +1,3 @@
+export * from './file-details';
+export * from './link';
+export * from './credential-target';
