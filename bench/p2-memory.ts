@@ -120,25 +120,31 @@ async function runWorker(
 	sandbox: SandboxProcess,
 	engine: Engine,
 ): Promise<MemoryMeasurement> {
+	return await runMeasuringWorker<MemoryMeasurement>(
+		`P2 worker ${mode} ${instrument}`,
+		engine,
+		INSTRUMENT_FLAGS[instrument],
+		['bench/p2-memory-worker.ts', mode, instrument, filePath, sandbox.baseUrl, sandbox.apiKey],
+		WORKER_TIMEOUT_MS,
+	);
+}
+
+/** Runs a benchmark worker (a TypeScript file and its arguments) in `engine` with `flags`; its last line is its JSON. */
+export async function runMeasuringWorker<Measurement>(
+	label: string,
+	engine: Engine,
+	flags: readonly string[],
+	scriptAndArgs: readonly string[],
+	timeoutMs: number,
+): Promise<Measurement> {
 	const child = spawn(
 		engine.node,
-		[
-			...engine.preload,
-			...INSTRUMENT_FLAGS[instrument],
-			'--import',
-			'tsx',
-			'bench/p2-memory-worker.ts',
-			mode,
-			instrument,
-			filePath,
-			sandbox.baseUrl,
-			sandbox.apiKey,
-		],
+		[...engine.preload, ...flags, '--import', 'tsx', ...scriptAndArgs],
 		{
 			cwd: REPO_ROOT,
 			env: engine.env,
 			stdio: ['ignore', 'pipe', 'inherit'],
-			timeout: WORKER_TIMEOUT_MS,
+			timeout: timeoutMs,
 		},
 	);
 	let output = '';
@@ -146,8 +152,8 @@ async function runWorker(
 	const code = await new Promise<number | null>((resolve) => child.once('exit', resolve));
 	const line = output.trim().split('\n').at(-1) ?? '';
 	if (code !== 0 || !line.startsWith('{'))
-		throw new Error(`P2 worker ${mode} ${instrument} exited with ${code}: ${output.slice(-500)}`);
-	return JSON.parse(line) as MemoryMeasurement;
+		throw new Error(`${label} exited with ${code}: ${output.slice(-500)}`);
+	return JSON.parse(line) as Measurement;
 }
 
 interface Measurements {

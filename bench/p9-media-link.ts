@@ -29,7 +29,13 @@ import { databaseBinaryBytes, servicesUnavailable } from '../test/support/queue/
 import { transcribeLinkWorkflow, TRANSCRIBE_NODE } from '../test/support/queue/workflows';
 import { ratio, round, type ResultRow } from '../test/support/bench-results';
 import { baseNodesAvailable, benchN8nVersion } from './lib/base-nodes-engine';
-import { engine, startSandboxProcess, type Engine, type SandboxProcess } from './p2-memory';
+import {
+	engine,
+	runMeasuringWorker,
+	startSandboxProcess,
+	type Engine,
+	type SandboxProcess,
+} from './p2-memory';
 import type { Flow, FlowMeasurement, P9Instrument } from './p9-media-link-worker';
 
 const REPO_ROOT = path.resolve(__dirname, '..');
@@ -90,13 +96,11 @@ async function runWorker(
 	sandbox: SandboxProcess,
 	measuredIn: Engine,
 ): Promise<FlowMeasurement> {
-	const child = spawn(
-		measuredIn.node,
+	return await runMeasuringWorker<FlowMeasurement>(
+		`P9 worker ${flow} ${instrument}`,
+		measuredIn,
+		FLAGS[instrument],
 		[
-			...measuredIn.preload,
-			...FLAGS[instrument],
-			'--import',
-			'tsx',
 			'bench/p9-media-link-worker.ts',
 			flow,
 			instrument,
@@ -105,20 +109,8 @@ async function runWorker(
 			sandbox.baseUrl,
 			sandbox.apiKey,
 		],
-		{
-			cwd: REPO_ROOT,
-			env: measuredIn.env,
-			stdio: ['ignore', 'pipe', 'inherit'],
-			timeout: WORKER_TIMEOUT_MS,
-		},
+		WORKER_TIMEOUT_MS,
 	);
-	let output = '';
-	child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString('utf8')));
-	const code = await new Promise<number | null>((resolve) => child.once('exit', resolve));
-	const line = output.trim().split('\n').at(-1) ?? '';
-	if (code !== 0 || !line.startsWith('{'))
-		throw new Error(`P9 worker ${flow} ${instrument} exited with ${code}: ${output.slice(-500)}`);
-	return JSON.parse(line) as FlowMeasurement;
 }
 
 /** `curl <link> | curl -T - <upload URL>` into a fresh slot: the bytes moved with nothing else around them. */

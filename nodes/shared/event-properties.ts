@@ -4,7 +4,7 @@ import type { IDataObject, INodeProperties } from 'n8n-workflow';
 
 import type { DownloadFormat } from '../../src/artifacts';
 import type { EventArtifact } from './event-item';
-import { artifactFormatOptions, triggerEventOptions } from './vocabulary';
+import { downloadFormatOptions, triggerEventOptions } from './vocabulary';
 
 export const eventsProperty: INodeProperties = {
 	displayName: 'Events',
@@ -31,7 +31,7 @@ export const artifactProperties: INodeProperties[] = [
 		type: 'options',
 		default: 'srt',
 		displayOptions: { show: { downloadArtifact: [true] } },
-		options: artifactFormatOptions,
+		options: downloadFormatOptions,
 	},
 	{
 		displayName: 'Put Output File in Field',
@@ -107,7 +107,7 @@ export function readArtifactDownload(read: ReadParameter): ArtifactDownload {
 	return {
 		download: Boolean(field('downloadArtifact')),
 		format: field('artifactFormat') as DownloadFormat,
-		cues: Boolean(field('includeCues')),
 		binaryPropertyName: String(field('binaryPropertyName')).trim(),
+		cues: Boolean(field('includeCues')),
 	};
 }

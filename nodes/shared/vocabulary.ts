@@ -19,7 +19,7 @@ import { DOWNLOAD_FORMATS, type DownloadFormat } from '../../src/artifacts';
 
 type Label = { name: string; description?: string };
 
-const ARTIFACT_FORMAT_LABELS: Record<DownloadFormat, Label> = {
+const DOWNLOAD_FORMAT_LABELS: Record<DownloadFormat, Label> = {
 	docx: { name: 'DOCX (Word)' },
 	pdf: { name: 'PDF' },
 	srt: { name: 'SRT (Subtitles)' },
@@ -94,7 +94,7 @@ function options<V extends string>(
 		.sort((left, right) => left.name.localeCompare(right.name));
 }
 
-export const artifactFormatOptions = options(DOWNLOAD_FORMATS, ARTIFACT_FORMAT_LABELS);
+export const downloadFormatOptions = options(DOWNLOAD_FORMATS, DOWNLOAD_FORMAT_LABELS);
 export const modelTierOptions = options(MODEL_TIERS, MODEL_TIER_LABELS);
 export const outputFormatOptions = options(OUTPUT_FORMATS, OUTPUT_FORMAT_LABELS);
 export const statusOptions = options(TRANSCRIPTION_STATUSES, STATUS_LABELS);

@@ -230,20 +230,27 @@ describe("the triggers' fields: each default declared once, in its field", () =>
 			asked.push([name, unset]);
 			return unset;
 		});
-		expect(artifact).toEqual({ download: false, format: 'srt', binaryPropertyName: 'data' });
+		expect(artifact).toEqual({
+			download: false,
+			format: 'srt',
+			binaryPropertyName: 'data',
+			cues: false,
+		});
 		expect(asked).toEqual(artifactProperties.map((property) => [property.name, property.default]));
 	});
 
 	it('a field set is read as set, Put Output File in Field trimmed', () => {
 		const set: Record<string, unknown> = {
 			downloadArtifact: true,
-			artifactFormat: 'pdf',
+			artifactFormat: 'vtt',
 			binaryPropertyName: ' transcript ',
+			includeCues: true,
 		};
 		expect(readArtifactDownload((name) => set[name])).toEqual({
 			download: true,
-			format: 'pdf',
+			format: 'vtt',
 			binaryPropertyName: 'transcript',
+			cues: true,
 		});
 	});
 });

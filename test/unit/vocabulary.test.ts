@@ -4,7 +4,7 @@ import type { INodeProperties, INodePropertyOptions } from 'n8n-workflow';
 import { TranscriptionService } from '../../nodes/TranscriptionService/TranscriptionService.node';
 import { TranscriptionServiceTrigger } from '../../nodes/TranscriptionServiceTrigger/TranscriptionServiceTrigger.node';
 import {
-	artifactFormatOptions,
+	downloadFormatOptions,
 	modelTierOptions,
 	outputFormatOptions,
 	statusOptions,
@@ -24,7 +24,7 @@ const values = (options: INodePropertyOptions[]) => options.map((option) => opti
 
 describe('the vocabulary (nodes/shared/vocabulary.ts)', () => {
 	it.each([
-		['download formats (its four and WebVTT)', artifactFormatOptions, DOWNLOAD_FORMATS],
+		['download formats (its four and WebVTT)', downloadFormatOptions, DOWNLOAD_FORMATS],
 		['model tiers', modelTierOptions, MODEL_TIERS],
 		['output formats', outputFormatOptions, OUTPUT_FORMATS],
 		['statuses', statusOptions, TRANSCRIPTION_STATUSES],
@@ -37,10 +37,10 @@ describe('the vocabulary (nodes/shared/vocabulary.ts)', () => {
 
 	it('labels a format the same wherever it is offered', () => {
 		expect(outputFormatOptions.find((option) => option.value === 'srt')?.name).toBe(
-			artifactFormatOptions.find((option) => option.value === 'srt')?.name,
+			downloadFormatOptions.find((option) => option.value === 'srt')?.name,
 		);
 		expect(outputFormatOptions.find((option) => option.value === 'plain_text')?.name).toBe(
-			artifactFormatOptions.find((option) => option.value === 'txt')?.name,
+			downloadFormatOptions.find((option) => option.value === 'txt')?.name,
 		);
 	});
 });

@@ -9,7 +9,7 @@ import { NodeOperationError, updateDisplayOptions } from 'n8n-workflow';
 import { cleanFileName, type ArtifactChoice } from '../../../../src/artifacts';
 import { artifactBinary, fetchTranscript, isTextFormat } from '../../../shared/artifact';
 import type { TranscriptionServiceClient } from '../../../shared/transport';
-import { artifactFormatOptions } from '../../../shared/vocabulary';
+import { downloadFormatOptions } from '../../../shared/vocabulary';
 import { jobIdParameter, jobProperty } from './job-locator';
 
 const properties: INodeProperties[] = [
@@ -19,7 +19,7 @@ const properties: INodeProperties[] = [
 		name: 'format',
 		type: 'options',
 		options: [
-			...artifactFormatOptions,
+			...downloadFormatOptions,
 			{
 				name: 'Job Default',
 				value: 'job_default',

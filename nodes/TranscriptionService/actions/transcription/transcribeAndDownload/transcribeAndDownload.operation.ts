@@ -6,7 +6,7 @@ import { updateDisplayOptions } from 'n8n-workflow';
 
 import type { ItemContext } from '../../../../shared/errors';
 import type { TranscriptionServiceClient } from '../../../../shared/transport';
-import { artifactFormatOptions } from '../../../../shared/vocabulary';
+import { downloadFormatOptions } from '../../../../shared/vocabulary';
 import { inputBinaryFieldProperty } from '../../../helpers/binary';
 import { mediaLinkProperties, mediaSourceProperty } from '../../../helpers/media-link';
 import type { ItemOutcome } from '../../../helpers/item-loop';
@@ -25,7 +25,7 @@ const properties: INodeProperties[] = [
 		name: 'formats',
 		type: 'multiOptions',
 		required: true,
-		options: artifactFormatOptions,
+		options: downloadFormatOptions,
 		default: ['srt'],
 		description:
 			'Each format becomes a binary field of the same name (srt, txt, pdf, docx, vtt) on the output item. WebVTT is made from the SRT, which is downloaded once for both.',
