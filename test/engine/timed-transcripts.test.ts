@@ -60,7 +60,7 @@ function expectTimedData(srt: string, timed: { vtt?: string; cues?: unknown }): 
 		expect(read.errors).toEqual([]);
 		expect(read.cues).toEqual(srtCues);
 	}
-	if (timed.cues !== undefined) expect(timed.cues).toEqual(seconds(srtCues));
+	if ('cues' in timed) expect(timed.cues).toEqual(seconds(srtCues));
 	return srtCues;
 }
 
