@@ -12,8 +12,6 @@
 //   node [flags] --import tsx bench/p9-media-link-worker.ts <flow> <instrument> <link origin> <bytes> <sandbox> <key>
 import '../test/support/engine/setup-env';
 
-import { readdir, stat } from 'node:fs/promises';
-import path from 'node:path';
 import { setTimeout as delay } from 'node:timers/promises';
 
 import type { IBinaryData, INodeExecutionData, INodeTypes } from 'n8n-workflow';
@@ -23,7 +21,7 @@ import {
 	executeInEngine,
 	FixtureCredentialsHelper,
 	fixtureCredentials,
-	initBinaryData,
+	binaryStoreFiles,
 	loadPackage,
 	nodeType,
 	PackageNodeTypes,
@@ -221,21 +219,6 @@ async function runTwoNodeFlow(link: string, credentials: { apiKey: string; baseU
 	});
 }
 
-/** Every file of n8n's binary-data store and its size. */
-async function storeFiles(): Promise<Map<string, number>> {
-	const root = await initBinaryData();
-	const sizes = new Map<string, number>();
-	const walk = async (folder: string): Promise<void> => {
-		for (const entry of await readdir(folder, { withFileTypes: true })) {
-			const full = path.join(folder, entry.name);
-			if (entry.isDirectory()) await walk(full);
-			else if (!entry.name.endsWith('.metadata')) sizes.set(full, (await stat(full)).size);
-		}
-	};
-	await walk(root);
-	return sizes;
-}
-
 function collectGarbage(): void {
 	const gc = (globalThis as { gc?: () => void }).gc;
 	if (!gc) throw new Error('the retained instrument needs --expose-gc');
@@ -256,7 +239,7 @@ async function measure(
 ): Promise<FlowMeasurement> {
 	await runFlow(flow, MIB, target, await prepare(flow, MIB, target));
 	const uploadId = await prepare(flow, bytes, target);
-	const storedBefore = await storeFiles();
+	const storedBefore = await binaryStoreFiles();
 	let peak = 0;
 	let baseline = 0;
 	let samples = 0;
@@ -289,7 +272,7 @@ async function measure(
 	}
 	const seconds = Number(process.hrtime.bigint() - started) / 1e9;
 	if (instrument === 'retained') peak = Math.max(peak, retainedBytes());
-	const storedAfter = await storeFiles();
+	const storedAfter = await binaryStoreFiles();
 	const added = [...storedAfter].filter(([file]) => !storedBefore.has(file));
 	const transcripts = items.flatMap((item) =>
 		Object.values(item.binary ?? {}).map((binary: IBinaryData) => binary.bytes ?? 0),

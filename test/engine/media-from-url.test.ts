@@ -1,17 +1,16 @@
 // Media Source "URL": Transcribe and Download, Send Media and Create Slot take the recording from a link, inside n8n's
 // engine, against the sandbox and the test media host on loopback. What each rule promises is counted from the two
 // servers' own records (what the media host sent, with which headers; what the service stored), never from the node.
-import { readdir, stat } from 'node:fs/promises';
-import path from 'node:path';
 
 import type { IDataObject, INodeExecutionData } from 'n8n-workflow';
 
+import { DEFAULT_RETRY_POLICY } from '../../src/client';
 import { makeWav } from '../support/fixtures/media';
 import {
 	actionNode,
 	ACTION_NODE,
 	binaryBytes,
-	initBinaryData,
+	binaryStoreFiles,
 	nodeError,
 	runWorkflow,
 	type RunResult,
@@ -74,25 +73,10 @@ async function run(
 	});
 }
 
-/** Files in n8n's binary store and their sizes. */
-async function storedFiles(): Promise<Map<string, number>> {
-	const root = await initBinaryData();
-	const sizes = new Map<string, number>();
-	const walk = async (folder: string): Promise<void> => {
-		for (const entry of await readdir(folder, { withFileTypes: true })) {
-			const full = path.join(folder, entry.name);
-			if (entry.isDirectory()) await walk(full);
-			else if (!entry.name.endsWith('.metadata')) sizes.set(full, (await stat(full)).size);
-		}
-	};
-	await walk(root);
-	return sizes;
-}
-
 async function storeGrowth(work: () => Promise<void>): Promise<number[]> {
-	const before = await storedFiles();
+	const before = await binaryStoreFiles();
 	await work();
-	const after = await storedFiles();
+	const after = await binaryStoreFiles();
 	return [...after].filter(([file]) => !before.has(file)).map(([, size]) => size);
 }
 
@@ -444,7 +428,11 @@ describe('Transcribe and Download, Media Source URL, answers lost after the serv
 		});
 		expect(records.jobs[0].idempotent_replays).toBe(1);
 		// The PUT whose answer was lost is sent again with the file fetched again: the service answers that it has the bytes.
-		expect(mediaGets()).toHaveLength(2);
+		// It answers that 409 before reading the body, so a loaded machine's client may meet a reset while it still sends,
+		// and try again, fetching the file again each time: never for the slot or the job, never past the PUT's attempts.
+		const gets = mediaGets();
+		expect(gets.length).toBeGreaterThanOrEqual(2);
+		expect(gets.length).toBeLessThanOrEqual(DEFAULT_RETRY_POLICY.maxAttempts);
 	});
 });
 

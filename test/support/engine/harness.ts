@@ -3,7 +3,7 @@
 // `authenticate`, and binary data lives in n8n's filesystem binary data store.
 import { Container } from '@n8n/di';
 import { createReadStream } from 'node:fs';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, readdir, rm, stat } from 'node:fs/promises';
 import {
 	createServer,
 	request as httpRequest,
@@ -228,6 +228,21 @@ export function initBinaryData(): Promise<string> {
 		return storagePath;
 	})();
 	return binaryDataReady;
+}
+
+/** Every file of n8n's binary-data store (initBinaryData's) and its size, its metadata files left out. */
+export async function binaryStoreFiles(): Promise<Map<string, number>> {
+	const root = await initBinaryData();
+	const sizes = new Map<string, number>();
+	const walk = async (folder: string): Promise<void> => {
+		for (const entry of await readdir(folder, { withFileTypes: true })) {
+			const full = path.join(folder, entry.name);
+			if (entry.isDirectory()) await walk(full);
+			else if (!entry.name.endsWith('.metadata')) sizes.set(full, (await stat(full)).size);
+		}
+	};
+	await walk(root);
+	return sizes;
 }
 
 export interface TestCredentials {
