@@ -368,7 +368,7 @@ function workInProgress(): boolean {
  * The modules whose sleep functions the nodes reach through n8n-workflow: its utils, whose exports n8n-workflow's
  * index reads at each call (up to 2.33), or @n8n/utils/sleep, which its utils re-export (2.34 and later).
  */
-function sleepHosts(load: (request: string) => unknown): SleepHost[] {
+export function sleepHosts(load: (request: string) => unknown): SleepHost[] {
 	const utilsPath = require.resolve('n8n-workflow/dist/cjs/utils.js');
 	const utils = load(utilsPath) as SleepHost;
 	const sleep = Object.getOwnPropertyDescriptor(utils, 'sleep');

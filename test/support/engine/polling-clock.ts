@@ -7,15 +7,9 @@
 import { createRequire } from 'node:module';
 
 import type { SandboxClock } from '../../../sandbox/clock';
+import { sleepHosts } from '../clock/controlled-clock';
 
 type Sleep = (ms: number, signal?: AbortSignal) => Promise<void>;
-
-// n8n-workflow's index re-exports these through getters that read this module's exports on every call, so replacing
-// them here reaches every compiled `(0, n8n_workflow_1.sleep)(…)` in dist/ (bench/lib/time-scale.ts does the same).
-const sleepModule = createRequire(__filename)('n8n-workflow/dist/cjs/utils.js') as {
-	sleep: Sleep;
-	sleepWithAbort?: Sleep;
-};
 
 /** Work due at a moment of the clock (jobs that end then): run when the clock passes it. */
 interface Due {
@@ -28,7 +22,7 @@ export class PollingClock {
 	slept = 0;
 	private nowMs: number;
 	private readonly realNow = Date.now.bind(Date);
-	private readonly realSleep = sleepModule.sleep;
+	private readonly restore: Array<() => void> = [];
 	private readonly sandboxClocks: SandboxClock[] = [];
 	/** Ordered by time, then by when it was asked for. */
 	private readonly due: Due[] = [];
@@ -80,17 +74,22 @@ export class PollingClock {
 	/** Date.now and n8n-workflow's signal-less sleep on this clock, until `uninstall()`. */
 	install(): void {
 		Date.now = () => this.nowMs;
-		sleepModule.sleep = async (ms, signal) => {
-			if (signal) return await this.realSleep(ms, signal);
-			this.slept += Math.max(0, ms);
-			await this.passTo(this.nowMs + Math.max(0, ms));
-			// Let whatever was waiting for the same moment run first, as a timer would.
-			await new Promise((resolve) => setImmediate(resolve));
-		};
+		// Where n8n-workflow keeps its sleep: its own utils, or @n8n/utils from n8n 2.41 on (the controlled clock's rule).
+		for (const host of sleepHosts(createRequire(__filename))) {
+			const realSleep = host.sleep as Sleep;
+			host.sleep = async (ms: number, signal?: AbortSignal) => {
+				if (signal) return await realSleep(ms, signal);
+				this.slept += Math.max(0, ms);
+				await this.passTo(this.nowMs + Math.max(0, ms));
+				// Let whatever was waiting for the same moment run first, as a timer would.
+				await new Promise((resolve) => setImmediate(resolve));
+			};
+			this.restore.push(() => (host.sleep = realSleep));
+		}
 	}
 
 	uninstall(): void {
 		Date.now = this.realNow;
-		sleepModule.sleep = this.realSleep;
+		for (const undo of this.restore.splice(0).reverse()) undo();
 	}
 }

@@ -40,8 +40,11 @@ let workflowCounter = 0;
 export interface PollingSetup {
 	parameters?: INodeParameters;
 	credentials: TestCredentials;
-	/** What n8n 2.41 and later tell a poll it may take (getPollBudgetMs); earlier n8n tell nothing. */
-	pollBudgetMs?: number;
+	/**
+	 * What n8n tells a poll it may take (getPollBudgetMs): unset, what the engine's PollContext tells (n8n 2.41 and later:
+	 * 5 minutes unless n8n's scheduler passes its own; earlier n8n: nothing); null, nothing, as before n8n 2.41.
+	 */
+	pollBudgetMs?: number | null;
 }
 
 export class PollingTriggerUnderTest {
@@ -99,7 +102,10 @@ export class PollingTriggerUnderTest {
 			emit,
 		);
 		const budget = this.setup.pollBudgetMs;
-		if (budget !== undefined) Object.assign(this.context, { getPollBudgetMs: () => budget });
+		if (budget !== undefined)
+			Object.assign(this.context, {
+				getPollBudgetMs: budget === null ? undefined : () => budget,
+			});
 		const items = await this.runPoll(true);
 		this.save(workflow);
 		return items;
