@@ -125,6 +125,29 @@ interface PauseClass {
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
+/** The jobs a run lost, stalled and emitted twice, as detail lines of its tally row (the first `most` of each). */
+function missedJobLines(
+	outcome: { lost: readonly string[]; stalled: readonly string[]; duplicated: readonly string[] },
+	most = Number.POSITIVE_INFINITY,
+): string[] {
+	return (['lost', 'stalled', 'duplicated'] as const).flatMap((kind) =>
+		outcome[kind].length ? [`${kind}: ${outcome[kind].slice(0, most).join(', ')}`] : [],
+	);
+}
+
+/** What a run missed, counted: every R5 row expects 0 of each. */
+function missedCounts(outcome: {
+	lost: readonly string[];
+	stalled: readonly string[];
+	duplicated: readonly string[];
+}) {
+	return {
+		lost: outcome.lost.length,
+		duplicated: outcome.duplicated.length,
+		stalled: outcome.stalled.length,
+	};
+}
+
 /** Until `probe` holds, polling every 250 ms, for `ms` at most. */
 async function until(what: string, probe: () => Promise<boolean>, ms = 60_000): Promise<void> {
 	const deadline = Date.now() + ms;
@@ -738,16 +761,12 @@ async function runPollingClass(faultClass: PollingClass, classIndex: number) {
 			faultClass: faultClass.name,
 			jobs: outcome.jobs,
 			faults: injected.count,
-			lost: outcome.lost.length,
-			duplicated: outcome.duplicated.length,
-			stalled: outcome.stalled.length,
+			...missedCounts(outcome),
 			detail: [
 				`${FAULT_MINUTES} minutes of fault, ${account.polls} polls`,
 				injected.detail,
 				...outcome.reasons,
-				...(outcome.lost.length ? [`lost: ${outcome.lost.join(', ')}`] : []),
-				...(outcome.stalled.length ? [`stalled: ${outcome.stalled.join(', ')}`] : []),
-				...(outcome.duplicated.length ? [`duplicated: ${outcome.duplicated.join(', ')}`] : []),
+				...missedJobLines(outcome),
 			].join('; '),
 		});
 	} finally {
@@ -831,9 +850,7 @@ describe('R5 Polling Trigger under load, at the account’s pace: bursts and the
 				faultClass: load.name,
 				jobs: result.jobs,
 				faults: 0,
-				lost: result.lost.length,
-				duplicated: result.duplicated.length,
-				stalled: result.stalled.length,
+				...missedCounts(result),
 				detail: [
 					`${result.polls} polls, ${result.executions} executions of at most ${result.largestExecution} jobs`,
 					bound === undefined
@@ -843,22 +860,14 @@ describe('R5 Polling Trigger under load, at the account’s pace: bursts and the
 					`peak backlog ${result.peakBacklog} jobs, static data at most ${Math.round(result.peakStaticDataBytes / 1024)} KB, the longest poll ${minutes(result.longestPollMs)} min`,
 					'no fault: the load is the condition',
 					...result.reasons,
-					...(result.lost.length ? [`lost: ${result.lost.slice(0, 20).join(', ')}`] : []),
-					...(result.stalled.length ? [`stalled: ${result.stalled.slice(0, 20).join(', ')}`] : []),
-					...(result.duplicated.length
-						? [`duplicated: ${result.duplicated.slice(0, 20).join(', ')}`]
-						: []),
+					...missedJobLines(result, 20),
 				].join('; '),
 			});
 			process.stderr.write(
 				`R5 polling load, ${load.name}: ${tallied.jobs} jobs, ${tallied.lost} lost, ${tallied.duplicated} duplicated, ${tallied.stalled} stalled — ${tallied.detail}\n`,
 			);
 			expect(result.reasons).toEqual([]);
-			expect({
-				lost: result.lost.length,
-				duplicated: result.duplicated.length,
-				stalled: result.stalled.length,
-			}).toEqual({ lost: 0, duplicated: 0, stalled: 0 });
+			expect(missedCounts(result)).toEqual({ lost: 0, duplicated: 0, stalled: 0 });
 			expect(result.requests.rateLimited).toBe(0);
 			if (bound !== undefined) expect(result.lastLagMs).toBeLessThanOrEqual(bound);
 			else expect(result.halves[1]).toBeLessThanOrEqual(result.halves[0]);
@@ -891,15 +900,11 @@ describe('R5 Polling Trigger: the first activation on a busy account whose list 
 				faultClass: name,
 				jobs: result.jobs,
 				faults: result.listedLate,
-				lost: result.lost.length,
-				duplicated: result.duplicated.length,
-				stalled: result.stalled.length,
+				...missedCounts(result),
 				detail: [
 					`${result.polls} polls; ${result.endedWhileBusy} jobs ended while polls read the list; ${result.listedLate} listed late, the longest by ${Math.round(result.longestListingDelayMs / 60_000)} min`,
 					...result.reasons,
-					...(result.lost.length ? [`lost: ${result.lost.join(', ')}`] : []),
-					...(result.stalled.length ? [`stalled: ${result.stalled.join(', ')}`] : []),
-					...(result.duplicated.length ? [`duplicated: ${result.duplicated.join(', ')}`] : []),
+					...missedJobLines(result),
 				].join('; '),
 			});
 			process.stderr.write(
@@ -907,11 +912,7 @@ describe('R5 Polling Trigger: the first activation on a busy account whose list 
 			);
 			expect(result.endedWhileBusy).toBeGreaterThan(0);
 			expect(result.reasons).toEqual([]);
-			expect({
-				lost: result.lost.length,
-				duplicated: result.duplicated.length,
-				stalled: result.stalled.length,
-			}).toEqual({ lost: 0, duplicated: 0, stalled: 0 });
+			expect(missedCounts(result)).toEqual({ lost: 0, duplicated: 0, stalled: 0 });
 		});
 	}
 });

@@ -13,9 +13,8 @@ import { startSandbox, type RunningSandbox } from '../../../sandbox/server';
 import { startRecordingProxy, type RecordingProxy } from '../engine/harness';
 import { PollingClock } from '../engine/polling-clock';
 import { PollingTriggerUnderTest, startListGate } from '../engine/polling-harness';
-import { countEmissions } from './polled-load';
+import { countEmissions, MINUTE_MS } from './polled-load';
 
-const MINUTE_MS = 60_000;
 const PAGE = 100;
 
 export interface ListedLateRun {
