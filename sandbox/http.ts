@@ -1,6 +1,6 @@
 // Small HTTP helpers shared by the API and admin routes: JSON bodies read from the raw stream
-// (every content type reaches the handler as a stream, so uploads are never buffered), and
-// dropping a connection without an answer (fault injection).
+// (every content type reaches the handler as a stream, so uploads are never buffered), the rest of
+// a body read before an early answer, and dropping a connection without an answer (fault injection).
 
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Readable } from 'node:stream';
@@ -56,6 +56,21 @@ function readLimited(stream: Readable): Promise<Buffer> {
 			else resolve(Buffer.concat(chunks));
 		});
 		stream.on('error', reject);
+	});
+}
+
+/**
+ * Reads and discards what is left of a body the route did not read, before an error answers it (401, 409, 410 …).
+ * Answered at once, a client that asked for Connection: close (n8n's does) would have its socket closed while it still
+ * sends, and the reset that follows takes the answer with it. The service behind a proxy that buffers request bodies
+ * (nginx's default) answers in this order too.
+ */
+export async function discardUnreadBody(request: FastifyRequest): Promise<void> {
+	const { raw } = request;
+	if (raw.complete || raw.readableEnded || raw.destroyed) return;
+	await new Promise<void>((resolve) => {
+		raw.once('end', resolve).once('close', resolve).once('error', resolve);
+		raw.resume();
 	});
 }
 

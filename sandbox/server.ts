@@ -20,6 +20,7 @@ import { registerApiRoutes } from './api-routes';
 import { SandboxClock, type SandboxTimers } from './clock';
 import type { SandboxContext } from './context';
 import { ApiError, errorEnvelope } from './errors';
+import { discardUnreadBody } from './http';
 import { FaultInjector } from './faults';
 import { IdempotencyCache } from './idempotency';
 import { JobRunner } from './jobs';
@@ -196,21 +197,23 @@ function buildApp(context: SandboxContext, quiet: boolean): FastifyInstance {
 		});
 	}
 
-	app.setErrorHandler((error: FastifyError | ApiError, request, reply) => {
+	app.setErrorHandler(async (error: FastifyError | ApiError, request, reply) => {
 		const apiError = toApiError(error);
 		if (apiError.code === 'internal_error' && !quiet)
 			process.stderr.write(`${request.id}: ${error.stack ?? error.message}\n`);
-		void reply
+		await discardUnreadBody(request);
+		return reply
 			.code(apiError.status)
 			.headers(apiError.headers)
 			.send(errorEnvelope(context.baseUrl, apiError, request.id));
 	});
-	app.setNotFoundHandler((request, reply) => {
+	app.setNotFoundHandler(async (request, reply) => {
 		const error = ApiError.of(
 			'not_found',
 			`No route matches ${request.method} ${request.url.split('?')[0]}.`,
 		);
-		void reply.code(404).send(errorEnvelope(context.baseUrl, error, request.id));
+		await discardUnreadBody(request);
+		return reply.code(404).send(errorEnvelope(context.baseUrl, error, request.id));
 	});
 
 	registerDocumentRoutes(app, context);

@@ -1,6 +1,8 @@
 // Spec 4.2 (POST /uploads), 4.3 (PUT …/binary), the slot lifecycle of section 3 and the
 // Idempotency-Key rules of section 8 for slot creation.
 
+import http from 'node:http';
+
 import {
 	api,
 	createSlot,
@@ -279,6 +281,54 @@ describe('uploadBinary: PUT /uploads/{upload_id}/binary (4.3)', () => {
 			'upload_not_available',
 		);
 		expect(error.details).toMatchObject({ state: 'stored' });
+	});
+
+	test('a PUT refused before its body is read is answered once the body is in, not reset under a client still sending', async () => {
+		const size = 2 * 1024 * 1024;
+		const slot = await createSlot(handle.baseUrl, key(), { filename: 'twice.wav', size_bytes: size });
+		expect((await put(slot.upload_url, Buffer.alloc(size))).status).toBe(200);
+		const target = new URL(slot.upload_url, handle.baseUrl);
+		let bodyEnded = false;
+		// n8n's client asks for Connection: close; a socket closed while it still sends is reset, answer and all.
+		const answer = await new Promise<{ status: number; text: string; beforeBodyEnded: boolean }>(
+			(resolve, reject) => {
+				const outgoing = http.request(
+					{
+						host: target.hostname,
+						port: target.port,
+						method: 'PUT',
+						path: target.pathname,
+						agent: false,
+						headers: {
+							authorization: `Bearer ${key()}`,
+							'content-type': 'application/octet-stream',
+							'content-length': String(size),
+							connection: 'close',
+						},
+					},
+					(incoming) => {
+						const beforeBodyEnded = !bodyEnded;
+						const chunks: Buffer[] = [];
+						incoming.on('data', (chunk: Buffer) => chunks.push(chunk));
+						incoming.on('end', () =>
+							resolve({
+								status: incoming.statusCode ?? 0,
+								text: Buffer.concat(chunks).toString('utf8'),
+								beforeBodyEnded,
+							}),
+						);
+					},
+				);
+				outgoing.on('error', reject);
+				outgoing.write(Buffer.alloc(size / 2));
+				setTimeout(() => {
+					outgoing.end(Buffer.alloc(size / 2), () => (bodyEnded = true));
+				}, 200);
+			},
+		);
+		expect(answer.beforeBodyEnded).toBe(false);
+		expect(answer.status).toBe(409);
+		expect(JSON.parse(answer.text)).toMatchObject({ error: { code: 'upload_not_available' } });
 	});
 
 	test('an unknown slot is 404 upload_not_found', async () => {
