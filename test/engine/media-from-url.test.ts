@@ -16,7 +16,7 @@ import {
 } from '../support/engine/harness';
 import { useEngineSandbox } from '../support/engine/engine-sandbox';
 import { freshAccounts, type FreshAccount } from '../support/engine/accounts';
-import { useMediaHost } from '../support/media/media-host';
+import { bearerLinkCredential, useMediaHost } from '../support/media/media-host';
 
 const env = useEngineSandbox({
 	recordExchanges: true,
@@ -228,14 +228,7 @@ describe('Transcribe and Download, Media Source URL, a private link', () => {
 		const header = await run(
 			account,
 			{ mediaUrl: host.url('/private/short.wav'), linkAuthentication: 'mediaLinkCredential' },
-			{
-				mediaLinkCredential: {
-					authType: 'header',
-					headerName: 'Authorization',
-					headerSecret: `Bearer ${host.token}`,
-					allowedHosts: '127.0.0.1',
-				},
-			},
+			{ mediaLinkCredential: bearerLinkCredential(host, '127.0.0.1') },
 		);
 		expect(header.error).toBeUndefined();
 		const basic = await run(
@@ -263,14 +256,7 @@ describe('Transcribe and Download, Media Source URL, a private link', () => {
 		const result = await run(
 			account,
 			{ mediaUrl: host.url('/private/short.wav'), linkAuthentication: 'mediaLinkCredential' },
-			{
-				mediaLinkCredential: {
-					authType: 'header',
-					headerName: 'Authorization',
-					headerSecret: `Bearer ${host.token}`,
-					allowedHosts: 'media.example.com, *.cdn.example.com',
-				},
-			},
+			{ mediaLinkCredential: bearerLinkCredential(host, 'media.example.com, *.cdn.example.com') },
 		);
 		expect(nodeError(result)).toMatchObject({
 			code: 'media_credential_not_allowed',
@@ -287,14 +273,7 @@ describe('Transcribe and Download, Media Source URL, a private link', () => {
 				mediaUrl: host.url('/elsewhere/private/short.wav'),
 				linkAuthentication: 'mediaLinkCredential',
 			},
-			{
-				mediaLinkCredential: {
-					authType: 'header',
-					headerName: 'Authorization',
-					headerSecret: `Bearer ${host.token}`,
-					allowedHosts: '127.0.0.1',
-				},
-			},
+			{ mediaLinkCredential: bearerLinkCredential(host, '127.0.0.1') },
 		);
 		expect(nodeError(result).code).toBe('media_access_denied');
 		expect(nodeError(result).description).toContain("sent only to the link's own origin");

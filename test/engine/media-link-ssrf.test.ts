@@ -10,7 +10,7 @@ import { makeWav } from '../support/fixtures/media';
 import { actionNode, nodeError, runWorkflow } from '../support/engine/harness';
 import { useEngineSandbox } from '../support/engine/engine-sandbox';
 import { freshAccounts } from '../support/engine/accounts';
-import { useMediaHost } from '../support/media/media-host';
+import { bearerLinkCredential, useMediaHost } from '../support/media/media-host';
 
 interface SsrfConfig {
 	enabled: boolean;
@@ -99,12 +99,7 @@ const transcribe = (mediaUrl: string) =>
 					}),
 				],
 				credentials: account.credentials,
-				mediaLinkCredential: {
-					authType: 'header',
-					headerName: 'Authorization',
-					headerSecret: `Bearer ${host.token}`,
-					allowedHosts: '127.0.0.2',
-				},
+				mediaLinkCredential: bearerLinkCredential(host, '127.0.0.2'),
 			});
 			expect(nodeError(result).code).toBe('media_link_blocked');
 			expect(host.requests).toHaveLength(0);

@@ -277,6 +277,19 @@ export async function startMediaHost(options: MediaHostOptions = {}): Promise<Me
 	};
 }
 
+/** A Media Link credential sending the bearer token /private/ accepts, to the hosts named. */
+export function bearerLinkCredential(
+	host: Pick<MediaHost, 'token'>,
+	allowedHosts: string,
+): Record<string, string> {
+	return {
+		authType: 'header',
+		headerName: 'Authorization',
+		headerSecret: `Bearer ${host.token}`,
+		allowedHosts,
+	};
+}
+
 /** One media host for a test file (beforeAll/afterAll); its request log is emptied before each test. */
 export function useMediaHost(options: MediaHostOptions = {}): MediaHost {
 	let host: MediaHost | undefined;
