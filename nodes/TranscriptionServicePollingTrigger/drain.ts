@@ -15,7 +15,7 @@ import { itemErrorOf } from '../shared/errors';
 import { EVENT_ARTIFACT_RETRY_POLICY } from '../shared/event-item';
 import type { ArtifactDownload } from '../shared/event-properties';
 import { requestListPage, type ListAnswer } from '../shared/job-list';
-import { TranscriptionServiceClient, type RequestWatch } from '../shared/transport';
+import { answerDateMs, TranscriptionServiceClient, type RequestWatch } from '../shared/transport';
 import { jobItems } from './items';
 import type { DueJob, PolledStatus } from './list';
 import { PollSession, type PollOutcome } from './session';
@@ -24,8 +24,8 @@ import { PollSession, type PollOutcome } from './session';
 const POLL_RETRY_POLICY = { ...DEFAULT_RETRY_POLICY, maxRateLimitWaitMs: 20_000 };
 
 /** Jobs one round emits (one execution): without Download Artifact, and with it (each a transcript in the item). */
-export const ROUND_ITEMS = 1000;
-export const ROUND_ITEMS_WITH_ARTIFACT = 100;
+const ROUND_ITEMS = 1000;
+const ROUND_ITEMS_WITH_ARTIFACT = 100;
 /** The activation's one round: as many list requests and items as a poll made before it drained by the minute. */
 const ACTIVATION_REQUESTS = 10;
 const ACTIVATION_ITEMS = 100;
@@ -43,8 +43,8 @@ const shares = new Map<string, RateShare>();
 /** Accounts whose share is kept (a credential normally stays on one). */
 const MAX_SHARES = 20;
 
-function shareFor(accountKey: string, settings: DrainSettings): RateShare {
-	const key = `${accountKey}|${settings.share}|${settings.statuses.length}`;
+function shareFor(settings: DrainSettings): RateShare {
+	const key = `${settings.accountKey}|${settings.share}|${settings.statuses.length}`;
 	let share = shares.get(key);
 	if (!share) {
 		if (shares.size >= MAX_SHARES) shares.delete(shares.keys().next().value as string);
@@ -66,6 +66,8 @@ export interface DrainSettings {
 	share: number;
 	account: string;
 	credential: string;
+	/** The credential's key into the shares (ServiceSettings.accountKey), as the poll has read it. */
+	accountKey: string;
 }
 
 export interface DrainSummary {
@@ -89,11 +91,11 @@ export async function drain(
 	workUntilMs: number,
 	activation: boolean,
 ): Promise<DrainSummary> {
-	const lists = new TranscriptionServiceClient(context, POLL_RETRY_POLICY);
-	const share = shareFor((await lists.serviceSettings()).accountKey, settings);
+	const share = shareFor(settings);
 	const watch: RequestWatch = {
 		sent: (bucket) => share.sent(bucket),
-		answered: (bucket, headers) => share.answered(bucket, headers, Date.now(), dateOf(headers)),
+		answered: (bucket, headers) =>
+			share.answered(bucket, headers, Date.now(), answerDateMs(headers)),
 	};
 	const reader = new TranscriptionServiceClient(context, POLL_RETRY_POLICY, watch);
 	const downloads = new TranscriptionServiceClient(context, EVENT_ARTIFACT_RETRY_POLICY, watch);
@@ -259,13 +261,6 @@ async function waitFor(share: RateShare, bucket: RateLimitBucket): Promise<void>
 		if (opens === undefined || opens <= now) return;
 		await sleep(opens - now);
 	}
-}
-
-/** The answer's Date header (whole seconds), the clock X-RateLimit-Reset is read against. */
-function dateOf(headers: Record<string, string> | undefined): number | undefined {
-	const date = headers?.date;
-	const ms = date === undefined ? Number.NaN : Date.parse(date);
-	return Number.isFinite(ms) ? ms : undefined;
 }
 
 export function asNodeError(

@@ -108,7 +108,12 @@ async function pollOnce(
 			return;
 		}
 	}
-	const summary = await drain(context, { ...settings, account, credential }, workUntil, activation);
+	const summary = await drain(
+		context,
+		{ ...settings, account, credential, accountKey },
+		workUntil,
+		activation,
+	);
 	const { last, stoppedBy } = summary;
 	if (stoppedBy instanceof Error) {
 		context.logger.warn(

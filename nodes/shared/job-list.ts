@@ -4,7 +4,7 @@ import type { INode } from 'n8n-workflow';
 
 import { readListPage, type ListPage, type ListQuery } from '../../src/client';
 import { operationError } from './errors';
-import type { ApiResponse, TranscriptionServiceClient } from './transport';
+import { answerDateMs, type TranscriptionServiceClient } from './transport';
 
 export interface ListAnswer {
 	/** The answer as received: readListPage (or the Polling Trigger's session) judges it. */
@@ -27,7 +27,7 @@ export async function requestListPage(
 		},
 		...options,
 	});
-	return { body: response.body, serviceNowMs: serviceTime(response) };
+	return { body: response.body, serviceNowMs: answerDateMs(response.headers) };
 }
 
 /** The page of an answer a node cannot go on without: anything but a list answer fails with invalid_list_answer. */
@@ -46,11 +46,4 @@ export function requireListPage(
 			'The service lists jobs as a JSON object with an "items" array and a "total" count. Check that the credential\'s Base URL and Path Prefix point at the Transcription Service API, not at a proxy or another server, then run it again.',
 		itemIndex,
 	});
-}
-
-function serviceTime(response: ApiResponse): number | undefined {
-	const date = response.headers.date;
-	if (!date) return undefined;
-	const ms = Date.parse(date);
-	return Number.isFinite(ms) ? ms : undefined;
 }

@@ -188,6 +188,13 @@ async function readBody(response: IN8nHttpFullResponse, request: OutgoingRequest
 	return chunks.length === 1 ? chunks[0] : Buffer.concat(chunks, received);
 }
 
+/** An answer's Date header (whole seconds: the service's clock, which X-RateLimit-Reset is read against). */
+export function answerDateMs(headers: Record<string, string> | undefined): number | undefined {
+	const date = headers?.date;
+	const ms = date ? Date.parse(date) : Number.NaN;
+	return Number.isFinite(ms) ? ms : undefined;
+}
+
 export function lowerCaseHeaders(raw: IDataObject | undefined): Record<string, string> {
 	const headers: Record<string, string> = {};
 	for (const [name, value] of Object.entries(raw ?? {})) {

@@ -6,5 +6,5 @@ export {
 	type RequestWatch,
 } from './client';
 export { cancelSignalOf, type BinaryStream, type RequestContext } from './context';
-export type { ApiResponse } from './http';
+export { answerDateMs, type ApiResponse } from './http';
 export type { ServiceSettings } from './settings';
