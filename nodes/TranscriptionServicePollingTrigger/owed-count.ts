@@ -148,11 +148,6 @@ export class OwedCount {
 		for (const job of jobs) this.classify(job, this.total);
 	}
 
-	/** What the poll stores for this status (undefined before its first page). */
-	stored(): StatusState | undefined {
-		return this.state;
-	}
-
 	/**
 	 * The status's first poll: every job listed is counted in `known`, and the status starts after all of them — at the
 	 * end of the answer's second (its Date), after the latest job the page lists (without a Date, this machine's clock

@@ -182,7 +182,7 @@ export class PollSession {
 		}
 		const statuses: AccountState['statuses'] = {};
 		for (const part of this.parts) {
-			const stored = part.stored();
+			const stored = part.state;
 			if (stored) statuses[part.status] = stored;
 		}
 		this.state.statuses = statuses;

@@ -113,11 +113,6 @@ export class StatusPoll {
 		else this.applySearchPage(request, request.kind, page, jobs);
 	}
 
-	/** What the poll stores for this status (undefined before its first page). */
-	stored(): StatusState | undefined {
-		return this.count.stored();
-	}
-
 	/** The end of the poll: `dropped` are the found jobs it could not keep (OwedCount.closeFound). */
 	closeFound(dropped: DueJob[]): void {
 		this.count.closeFound(dropped, this.unreadable);

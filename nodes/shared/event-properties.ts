@@ -62,7 +62,7 @@ export interface ArtifactDownload extends EventArtifact {
 export type ReadParameter = (name: string, unset: unknown) => unknown;
 
 /** The default a field of `properties` declares; with `option`, the default of that option of the collection `name`. */
-export function declaredDefault(
+function declaredDefault(
 	properties: readonly INodeProperties[],
 	name: string,
 	option?: string,
