@@ -21,14 +21,12 @@ export async function itemMedia(
 	context: IExecuteFunctions,
 	itemIndex: number,
 	binaryPropertyName: string,
-	options: { store: boolean } = { store: true },
 ): Promise<ItemMedia> {
 	if (readMediaSource(context, itemIndex) === 'url') {
 		const linked = await openLinkedMedia(
 			context,
 			readMediaLinkSettings(context, itemIndex),
 			itemIndex,
-			options,
 		);
 		return { ...linked, origin: linked.shownLink };
 	}

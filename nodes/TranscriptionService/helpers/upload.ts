@@ -34,11 +34,12 @@ export interface MediaBody {
 	sizeBytes: number;
 	/** A fresh body for every attempt: a retried upload never reuses a consumed stream. */
 	body: () => Promise<Buffer | BinaryStream>;
-	/** Why the bytes stopped coming, when they come from a media host that broke off: that, not the upload, failed. */
-	transferFailure?: () => Error | undefined;
 	/** Lets go of what the body holds open (a download not read to its end). */
 	close?: () => void;
-	/** Aborts when the bytes' source fails: the upload under way is ended at once, not left waiting for them. */
+	/**
+	 * Aborts, with the reason as its error, when the bytes' source fails (a media host that broke off): the upload under
+	 * way is ended at once, not left waiting for them, and the item's error is the source's, not the upload's.
+	 */
 	sourceFailed?: AbortSignal;
 }
 
@@ -61,7 +62,8 @@ export async function uploadMedia(
 	itemIndex: number,
 	slotIsOurs = false,
 ): Promise<UploadResult> {
-	const failedSource = () => media.transferFailure?.();
+	const failedSource = () =>
+		media.sourceFailed?.aborted ? (media.sourceFailed.reason as Error) : undefined;
 	let response;
 	try {
 		response = await client.request<PublicUploadBinaryResponse>({

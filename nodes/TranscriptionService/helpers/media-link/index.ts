@@ -1,9 +1,7 @@
-export { MEDIA_LINK_CREDENTIAL_TYPE } from './credential';
-export { openLinkedMedia, type LinkedMedia, type MediaLinkSettings } from './linked-media';
+export { openLinkedMedia, type MediaLinkSettings } from './linked-media';
 export {
 	mediaLinkProperties,
 	mediaSourceProperty,
 	readMediaLinkSettings,
 	readMediaSource,
-	type MediaSource,
 } from './properties';

@@ -36,8 +36,6 @@ export interface LinkedMedia extends MediaBody {
 	sizeBytes: number;
 	/** The link as errors and output may show it (no query). */
 	shownLink: string;
-	/** `streamed`: from the host's answer into the upload; `stored`: through n8n's binary data store (no length). */
-	route: 'streamed' | 'stored';
 	/** Closes a download still open (the item failed before its upload, or is done). */
 	close(): void;
 }
@@ -96,7 +94,6 @@ export async function openLinkedMedia(
 			mimeType,
 			sizeBytes: length,
 			shownLink,
-			route: 'streamed',
 			body: async () => {
 				// A host that broke off before the upload began: a dead stream would leave the upload waiting.
 				if (transfer.failure) throw transfer.failure;
@@ -128,7 +125,6 @@ export async function openLinkedMedia(
 				);
 				return again.body;
 			},
-			transferFailure: () => transfer.failure,
 			sourceFailed: failing.signal,
 			close: () => transfer.close(),
 		};
@@ -171,11 +167,9 @@ export async function openLinkedMedia(
 		mimeType,
 		sizeBytes,
 		shownLink,
-		route: 'stored',
 		body: storedId
 			? async () => await context.helpers.getBinaryStream(storedId)
 			: async () => Buffer.from(stored.data, 'base64'),
-		transferFailure: () => undefined,
 		close: () => transfer.close(),
 	};
 }

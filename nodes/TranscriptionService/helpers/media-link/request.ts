@@ -50,7 +50,6 @@ export interface MediaAnswer {
 	/** Lower-case names. */
 	headers: Record<string, string>;
 	body: BinaryStream;
-	redirects: number;
 	/** Ends the request, its connection included, whether its body was read or not. */
 	abort: () => void;
 }
@@ -96,7 +95,7 @@ export async function requestMedia(
 			abort();
 			throw statusError(context, request, url, response.statusCode, redirects);
 		}
-		return { url, headers, body: response.body as BinaryStream, redirects, abort };
+		return { url, headers, body: response.body as BinaryStream, abort };
 	}
 }
 

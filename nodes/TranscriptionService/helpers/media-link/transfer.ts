@@ -22,7 +22,6 @@ export interface TransferLimits {
 export class MediaTransfer {
 	private received = 0;
 	private lastProgressAtMs = Date.now();
-	private ended = false;
 	private closing = false;
 	private failed: NodeOperationError | undefined;
 	private readonly over = new AbortController();
@@ -67,10 +66,6 @@ export class MediaTransfer {
 		return this.received;
 	}
 
-	get complete(): boolean {
-		return this.ended && this.failed === undefined;
-	}
-
 	/** Ends the download, read or not (a finished item, or one that failed elsewhere): the connection is closed. */
 	close(): void {
 		this.closing = true;
@@ -94,7 +89,6 @@ export class MediaTransfer {
 	}
 
 	private onEnd(): void {
-		this.ended = true;
 		const { expectedBytes } = this.limits;
 		if (expectedBytes !== undefined && this.received < expectedBytes) {
 			this.fail({
