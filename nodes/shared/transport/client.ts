@@ -168,6 +168,8 @@ export class TranscriptionServiceClient {
 				pacer.observe(definition.bucket, undefined, Date.now());
 				this.watch?.answered(definition.bucket, undefined);
 				if (signal?.aborted) throw new NodeApiError(this.context.getNode(), error as JsonObject);
+				// The raw body's source failed: that is the error, and no attempt can send its bytes.
+				if (abortSignal?.aborted) throw abortSignal.reason;
 				// The same answer would come again: report it, do not retry it.
 				if (error instanceof AnswerTooLarge)
 					throw answerTooLargeError(this.context, url, definition.method, error, request.itemIndex);
