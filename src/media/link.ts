@@ -10,6 +10,12 @@ export interface UrlTextProblem {
 	message: string;
 }
 
+const USER_INFO_MESSAGE = 'names a user or password before its host ("…@")';
+
+function hasUserInfo(url: URL): boolean {
+	return url.username !== '' || url.password !== '';
+}
+
 /** Why `raw` does not read as the URL it parses to, or undefined when it does. */
 export function urlTextProblem(raw: string): UrlTextProblem | undefined {
 	// WHATWG URL parsers read "\" as "/" in http(s) URLs: "https://evil.example\@api.example" goes to evil.example.
@@ -25,11 +31,7 @@ export function urlTextProblem(raw: string): UrlTextProblem | undefined {
 			message: 'contains a space or a control character: write it percent-encoded (a space as %20)',
 		};
 	const authority = /^[a-z][a-z0-9+.-]*:\/\/([^/?#]*)/i.exec(raw)?.[1] ?? '';
-	if (authority.includes('@'))
-		return {
-			kind: 'user_info',
-			message: 'names a user or password before its host ("…@")',
-		};
+	if (authority.includes('@')) return { kind: 'user_info', message: USER_INFO_MESSAGE };
 	return undefined;
 }
 
@@ -43,13 +45,13 @@ export function parseMediaLink(raw: string): URL | MediaLinkProblem {
 		message: `The media URL ${why}`,
 	});
 	if (text === '') return invalid('is empty');
+	const userInfo = (message: string) =>
+		invalid(
+			`${message}: a link carries its secret in its query, a host's password belongs in a Media Link credential`,
+		);
 	const problem = urlTextProblem(text);
 	if (problem)
-		return invalid(
-			problem.kind === 'user_info'
-				? `${problem.message}: a link carries its secret in its query, a host's password belongs in a Media Link credential`
-				: problem.message,
-		);
+		return problem.kind === 'user_info' ? userInfo(problem.message) : invalid(problem.message);
 	let url: URL;
 	try {
 		url = new URL(text);
@@ -61,6 +63,8 @@ export function parseMediaLink(raw: string): URL | MediaLinkProblem {
 	if (url.protocol !== 'https:' && url.protocol !== 'http:')
 		return invalid(`must start with https:// or http://, not ${url.protocol}//`);
 	if (url.hostname === '') return invalid('has no host');
+	// Where the text has no "//" ("https:user@host"), the parser still finds a user: the text rule alone misses it.
+	if (hasUserInfo(url)) return userInfo(USER_INFO_MESSAGE);
 	return url;
 }
 
@@ -106,6 +110,8 @@ export function redirectTarget(from: URL, location: string | undefined): URL | M
 		return refused(
 			`from https:// to http:// (${redactLink(url)}); the node does not follow a link out of TLS`,
 		);
+	// "//user@host/…" (a Location without a scheme) names a user the text rule does not see.
+	if (hasUserInfo(url)) return refused(`to a Location that ${USER_INFO_MESSAGE}`);
 	return url;
 }
 

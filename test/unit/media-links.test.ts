@@ -41,6 +41,8 @@ describe('parseMediaLink: what a Media URL may be', () => {
 		['https://media.example.com\\a.wav', 'contains a backslash'],
 		['https://user:pass@media.example.com/a.wav', 'names a user or password before its host'],
 		['https://token@media.example.com/a.wav', 'names a user or password before its host'],
+		['https:user:pass@media.example.com/a.wav', 'names a user or password before its host'],
+		['https:/token@media.example.com/a.wav', 'names a user or password before its host'],
 		['https://media.example.com/a b.wav', 'contains a space or a control character'],
 		['https://media.example.com/a\u0000.wav', 'contains a space or a control character'],
 		['https://media.example.com/\r\nX-Injected: 1', 'contains a space or a control character'],
@@ -101,6 +103,8 @@ describe('redirectTarget: where a redirect leads, if the node follows it', () =>
 		['file:///etc/passwd', 'to a file:// URL'],
 		['http://cdn.example.net/c.mp3', 'from https:// to http://'],
 		['https://evil.example\\@cdn.example.net/c.mp3', 'contains a backslash'],
+		['https://user:pass@cdn.example.net/c.mp3', 'names a user or password before its host'],
+		['//user:pass@cdn.example.net/c.mp3', 'names a user or password before its host'],
 	])('Location %j is not followed: %s', (location, message) => {
 		expect(redirectTarget(from, location)).toEqual({
 			code: 'media_link_invalid',
